@@ -1,0 +1,142 @@
+package replay
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"os"
+	"testing"
+
+	"github.com/klauspost/compress/gzip"
+
+	"github.com/marketintel/mi/internal/fixtures"
+	"github.com/marketintel/mi/pipeline/sources"
+)
+
+// loadUnits reads a fixture, decompressed, into memory as units.
+func loadUnits(b *testing.B, rel string) [][]byte {
+	b.Helper()
+	f, err := os.Open(fixtures.Path(b, rel))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	var r io.Reader = f
+	if bytes.HasSuffix([]byte(rel), []byte(".gz")) {
+		zr, err := gzip.NewReader(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		r = zr
+	}
+	data, err := io.ReadAll(r)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var units [][]byte
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for sc.Scan() {
+		units = append(units, append([]byte(nil), sc.Bytes()...))
+	}
+	return units
+}
+
+func benchParser(b *testing.B, units [][]byte, newParser func() parser) {
+	b.Helper()
+	var out []sources.Record
+	trades := 0
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		p := newParser()
+		for _, u := range units {
+			out = p.parse(u, out[:0])
+			trades += len(out)
+		}
+	}
+	b.StopTimer()
+	sec := b.Elapsed().Seconds()
+	b.ReportMetric(float64(len(units)*b.N)/sec, "msgs/s")
+	b.ReportMetric(float64(trades)/sec, "trades/s")
+}
+
+func BenchmarkDecodeBinanceSpot(b *testing.B) {
+	units := loadUnits(b, "trades/binance_spot_BTCUSDT_ws_raw_2024-08-08.txt.gz")
+	benchParser(b, units, func() parser { return newBinanceParser("binance_spot") })
+}
+
+// BenchmarkDecodeBinanceSpotEncodingJSON is the baseline: the same lines
+// decoded with encoding/json into a struct (no trade built, no validation).
+func BenchmarkDecodeBinanceSpotEncodingJSON(b *testing.B) {
+	units := loadUnits(b, "trades/binance_spot_BTCUSDT_ws_raw_2024-08-08.txt.gz")
+	type msg struct {
+		Stream string `json:"stream"`
+		Data   struct {
+			E string `json:"e"`
+			S string `json:"s"`
+			T int64  `json:"t"`
+			P string `json:"p"`
+			Q string `json:"q"`
+			M bool   `json:"m"`
+		} `json:"data"`
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, u := range units {
+			_, js, _ := bytes.Cut(u, []byte{' '})
+			var m msg
+			_ = json.Unmarshal(js, &m)
+		}
+	}
+	b.ReportMetric(float64(len(units)*b.N)/b.Elapsed().Seconds(), "msgs/s")
+}
+
+func BenchmarkDecodeCoinbase(b *testing.B) {
+	units := loadUnits(b, "trades/cryptofeed_coinbase_advtrade_BTC-USD_ETH-USD_ws_capture.jsonl.gz")
+	benchParser(b, units, func() parser { return newCoinbaseParser() })
+}
+
+func BenchmarkDecodeBybit(b *testing.B) {
+	units := loadUnits(b, "trades/cryptofeed_bybit_linear_BTC_ETH_SOL_DOGE_ws_capture.jsonl.gz")
+	benchParser(b, units, func() parser { return newBybitParser() })
+}
+
+func BenchmarkDecodeHyperliquid(b *testing.B) {
+	units := loadUnits(b, "trades/hyperliquid_BTC_ws_raw_2025-01-26.txt.gz")
+	benchParser(b, units, func() parser { return &hyperliquidParser{} })
+}
+
+func BenchmarkDecodeTardis(b *testing.B) {
+	units := loadUnits(b, "trades/tardis_binance-futures_BTCUSDT_trades_2020-02-22.csv")
+	benchParser(b, units[1:], func() parser {
+		p, err := newTardisParser(tardisColumns)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return p
+	})
+}
+
+func BenchmarkDecodeUniswap(b *testing.B) {
+	units := loadUnits(b, "defi/uniswapv3_ethereum_USDC-WETH-0.05pct_0x88e6_raw_logs_2024-01-05.csv")
+	benchParser(b, units[1:], func() parser {
+		p := newUniswapParser(KnownPools[0].Address)
+		if err := p.csvHeader(uniswapCSVColumns); err != nil {
+			b.Fatal(err)
+		}
+		return p
+	})
+}
+
+func BenchmarkDecodeGeneric(b *testing.B) {
+	// The Tardis file's trades written as generic NDJSON.
+	src := loadUnits(b, "trades/tardis_binance-futures_BTCUSDT_trades_2020-02-22.csv")
+	var units [][]byte
+	for _, l := range src[1:] {
+		c := splitCSV(string(l), nil)
+		units = append(units, []byte(`{"time":`+c[2]+`000,"venue":"binance_usdm","symbol":"`+c[1]+`","price":"`+c[6]+`","size":"`+c[7]+`","side":"`+c[5]+`","trade_id":"`+c[4]+`"}`))
+	}
+	benchParser(b, units, func() parser { return newGenericJSONParser() })
+}

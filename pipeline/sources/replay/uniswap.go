@@ -1,0 +1,443 @@
+package replay
+
+import (
+	"bytes"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"math/big"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ethereum/go-ethereum/accounts/abi"
+
+	"github.com/marketintel/mi/pipeline/sources"
+	"github.com/marketintel/mi/pipeline/symbols"
+	"github.com/marketintel/mi/schemas"
+)
+
+// Pool is a Uniswap v3 pool the replay reader knows the tokens of.
+type Pool struct {
+	// Address is the pool address, lower case.
+	Address string
+	// Chain is the chain the pool lives on.
+	Chain string
+	// Token0 and Token1 are the pool's token addresses, lower case, in the
+	// pool's order (token0 < token1).
+	Token0, Token1 string
+	// Name is e.g. "USDC/WETH 0.05%".
+	Name string
+}
+
+// KnownPools are the pools whose logs Open decodes. Token decimals come from
+// the symbol registry.
+var KnownPools = []Pool{
+	{"0x88e6a0c2ddd26feeb64f039a2c41296fcb3f5640", "ethereum", "0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48", "0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2", "USDC/WETH 0.05%"},
+	{"0x8ad599c3a0ff1de082011efddc58f1908eb6e6d8", "ethereum", "0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48", "0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2", "USDC/WETH 0.3%"},
+}
+
+// Event signatures (topic0) of Uniswap v3 pool events.
+const (
+	topicSwap    = "0xc42079f94a6350d7e6235f29174924f928cc2ac818eb64fed8004e115fbcca67"
+	topicMint    = "0x7a53080ba414158be7ec69b987b5fb7d07dee101fe85488f0853ae16239d0bde"
+	topicBurn    = "0x0c396cd989a39f4459b5fa1aed6a9a8dcdbc45908acfd67e028cd568da98982c"
+	topicCollect = "0x70935338e69775456a85ddef226c395fb668b63fa0115f5f20610b388e6ca9c0"
+)
+
+const swapABI = `[{"anonymous":false,"type":"event","name":"Swap","inputs":[
+{"indexed":true,"name":"sender","type":"address"},
+{"indexed":true,"name":"recipient","type":"address"},
+{"indexed":false,"name":"amount0","type":"int256"},
+{"indexed":false,"name":"amount1","type":"int256"},
+{"indexed":false,"name":"sqrtPriceX96","type":"uint160"},
+{"indexed":false,"name":"liquidity","type":"uint128"},
+{"indexed":false,"name":"tick","type":"int24"}]}]`
+
+var swapEvent abi.Event
+
+func init() {
+	a, err := abi.JSON(strings.NewReader(swapABI))
+	if err != nil {
+		panic("BUG: cannot parse the Swap ABI: " + err.Error())
+	}
+	swapEvent = a.Events["Swap"]
+	if swapEvent.ID.Hex() != topicSwap {
+		panic("BUG: Swap topic " + swapEvent.ID.Hex() + " != " + topicSwap)
+	}
+}
+
+// uniswapCSVColumns is the header of the demeter-fetch raw logs CSV.
+var uniswapCSVColumns = []string{"block_number", "block_timestamp", "transaction_hash", "transaction_index", "log_index", "topics", "data"}
+
+// poolFor picks the pool of a raw-logs CSV: the explicit `#pool=` address,
+// else the known pool whose address (or its first 6 characters, "0x88e6")
+// appears in the lower-cased file name.
+func poolFor(lname, explicit string) (string, error) {
+	if explicit != "" {
+		explicit = strings.ToLower(explicit)
+		if _, ok := lookupPool(explicit); !ok {
+			return "", fmt.Errorf("unknown pool %s: known pools are %s", explicit, knownPoolList())
+		}
+		return explicit, nil
+	}
+	found := ""
+	for _, p := range KnownPools {
+		if strings.Contains(lname, p.Address) || strings.Contains(lname, p.Address[:6]) {
+			if found != "" {
+				return "", fmt.Errorf("ambiguous pool in file name: append #pool=0x... to the path")
+			}
+			found = p.Address
+		}
+	}
+	if found == "" {
+		return "", fmt.Errorf("a raw logs CSV has no pool column: name a known pool (%s) in the file name or append #pool=0x... to the path", knownPoolList())
+	}
+	return found, nil
+}
+
+func knownPoolList() string {
+	var b strings.Builder
+	for i, p := range KnownPools {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(p.Address + " " + p.Name)
+	}
+	return b.String()
+}
+
+func lookupPool(addr string) (Pool, bool) {
+	for _, p := range KnownPools {
+		if p.Address == addr {
+			return p, true
+		}
+	}
+	return Pool{}, false
+}
+
+// uniswapParser decodes Uniswap v3 pool logs. Swap events become trades;
+// Mint, Burn, Collect and any other event are skipped.
+type uniswapParser struct {
+	base
+	pool   string // pool of a raw-logs CSV; "" for eth_getLogs (per log)
+	idx    [7]int
+	fields []string
+	topics [][]byte
+}
+
+func newUniswapParser(pool string) *uniswapParser { return &uniswapParser{pool: pool} }
+
+func (p *uniswapParser) csvHeader(cols []string) error {
+	m, err := columnIndex(cols)
+	if err != nil {
+		return err
+	}
+	for i, c := range uniswapCSVColumns {
+		j, ok := m[c]
+		if !ok {
+			return fmt.Errorf("bad header: missing column %q", c)
+		}
+		p.idx[i] = j
+	}
+	return nil
+}
+
+// uniLog is one decoded pool log.
+type uniLog struct {
+	pool      string
+	blockTsNs int64
+	txHash    string
+	logIndex  uint32
+	topics    [][]byte // hex strings with 0x
+	data      []byte   // hex string with 0x
+}
+
+func (p *uniswapParser) parse(unit []byte, out []sources.Record) []sources.Record {
+	var l uniLog
+	var reason string
+	if p.pool != "" {
+		reason = p.csvLog(unit, &l)
+	} else {
+		reason = p.jsonLog(unit, &l)
+	}
+	if reason == "skip" {
+		p.skipped++
+		return out
+	}
+	if reason != "" {
+		return append(out, reject(unit, reason))
+	}
+	if len(l.topics) == 0 {
+		return append(out, reject(unit, "malformed log: no topics"))
+	}
+	if !strings.EqualFold(string(l.topics[0]), topicSwap) {
+		p.skipped++ // Mint, Burn, Collect, Flash, ...
+		return out
+	}
+	return p.swap(unit, &l, out)
+}
+
+func (p *uniswapParser) csvLog(line []byte, l *uniLog) string {
+	p.fields = splitCSV(string(line), p.fields)
+	f := p.fields
+	if len(f) != len(uniswapCSVColumns) {
+		return fmt.Sprintf("malformed csv: %d fields, want %d", len(f), len(uniswapCSVColumns))
+	}
+	get := func(i int) string { return strings.TrimSpace(f[p.idx[i]]) }
+	if get(0) == "block_number" {
+		return "skip" // the header row
+	}
+	l.pool = p.pool
+	ts, err := time.Parse("2006-01-02 15:04:05", get(1))
+	if err != nil {
+		return "bad timestamp: block_timestamp is not `YYYY-MM-DD hh:mm:ss`"
+	}
+	l.blockTsNs = ts.UnixNano()
+	l.txHash = strings.ToLower(get(2))
+	li, err := strconv.ParseUint(get(4), 10, 32)
+	if err != nil {
+		return "bad log index: not a 32-bit unsigned integer"
+	}
+	l.logIndex = uint32(li)
+	// topics is a Python list: ['0x..', '0x..'].
+	ts2 := strings.TrimSpace(get(5))
+	if !strings.HasPrefix(ts2, "[") || !strings.HasSuffix(ts2, "]") {
+		return "malformed topics: not a list"
+	}
+	p.topics = p.topics[:0]
+	for _, t := range strings.Split(ts2[1:len(ts2)-1], ",") {
+		t = strings.Trim(strings.TrimSpace(t), `'"`)
+		if t != "" {
+			p.topics = append(p.topics, []byte(t))
+		}
+	}
+	l.topics = p.topics
+	l.data = []byte(get(6))
+	return ""
+}
+
+func (p *uniswapParser) jsonLog(obj []byte, l *uniLog) string {
+	var addr, topics, data, ts, tx, li, removed []byte
+	err := eachField(obj, func(k, v []byte) bool {
+		switch string(k) {
+		case "address":
+			addr, _, _ = jsonString(v, nil)
+		case "topics":
+			topics = v
+		case "data":
+			data, _, _ = jsonString(v, nil)
+		case "blockTimestamp":
+			ts, _, _ = jsonString(v, nil)
+		case "transactionHash":
+			tx, _, _ = jsonString(v, nil)
+		case "logIndex":
+			li, _, _ = jsonString(v, nil)
+		case "removed":
+			removed = v
+		}
+		return true
+	})
+	if err != nil {
+		return "malformed json"
+	}
+	if string(removed) == "true" {
+		return "skip" // reorged out
+	}
+	l.pool = strings.ToLower(string(addr))
+	if _, ok := lookupPool(l.pool); !ok {
+		return "unknown pool: " + l.pool
+	}
+	sec, ok := hexUint(ts)
+	if !ok || sec > 1<<40 {
+		return "bad timestamp: blockTimestamp is not a hex quantity"
+	}
+	l.blockTsNs = int64(sec) * 1e9
+	n, ok := hexUint(li)
+	if !ok || n > 1<<32-1 {
+		return "bad log index: logIndex is not a 32-bit hex quantity"
+	}
+	l.logIndex = uint32(n)
+	l.txHash = strings.ToLower(string(tx))
+	p.topics = p.topics[:0]
+	if eachElem(topics, func(v []byte) bool {
+		s, _, ok := jsonString(v, nil)
+		if ok {
+			p.topics = append(p.topics, s)
+		}
+		return true
+	}) != nil {
+		return "malformed log: topics is not an array"
+	}
+	l.topics = p.topics
+	l.data = data
+	return ""
+}
+
+func hexUint(b []byte) (uint64, bool) {
+	if len(b) < 3 || b[0] != '0' || (b[1] != 'x' && b[1] != 'X') || len(b) > 18 {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(bstr(b[2:]), 16, 64)
+	return n, err == nil
+}
+
+func decodeHex(b []byte) ([]byte, bool) {
+	if len(b) < 2 || b[0] != '0' || (b[1] != 'x' && b[1] != 'X') || len(b)%2 != 0 {
+		return nil, false
+	}
+	out := make([]byte, (len(b)-2)/2)
+	if _, err := hex.Decode(out, b[2:]); err != nil {
+		return nil, false
+	}
+	return out, true
+}
+
+var (
+	pow10 = func() [19]*big.Float {
+		var t [19]*big.Float
+		for i := range t {
+			t[i] = new(big.Float).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(i)), nil))
+		}
+		return t
+	}()
+)
+
+// tokenAmount converts an atomic amount to a float64 number of tokens.
+func tokenAmount(x *big.Int, decimals int) float64 {
+	if decimals < 0 || decimals >= len(pow10) {
+		panic("BUG: token decimals out of range")
+	}
+	f := new(big.Float).SetPrec(128).SetInt(x)
+	f.Quo(f, pow10[decimals])
+	v, _ := f.Float64()
+	return v
+}
+
+func (p *uniswapParser) swap(raw []byte, l *uniLog, out []sources.Record) []sources.Record {
+	pool, ok := lookupPool(l.pool)
+	if !ok {
+		return append(out, reject(raw, "unknown pool: "+l.pool))
+	}
+	if len(l.topics) != 3 {
+		return append(out, reject(raw, "malformed swap: want 3 topics"))
+	}
+	recipient, ok := decodeHex(l.topics[2])
+	if !ok || len(recipient) != 32 {
+		return append(out, reject(raw, "malformed swap: recipient topic is not a 32-byte word"))
+	}
+	data, ok := decodeHex(l.data)
+	if !ok {
+		return append(out, reject(raw, "malformed swap: data is not hex"))
+	}
+	vals, err := swapEvent.Inputs.NonIndexed().Unpack(data)
+	if err != nil || len(vals) != 5 {
+		return append(out, reject(raw, "malformed swap: cannot decode data"))
+	}
+	a0, ok0 := vals[0].(*big.Int)
+	a1, ok1 := vals[1].(*big.Int)
+	if !ok0 || !ok1 {
+		return append(out, reject(raw, "malformed swap: amounts are not integers"))
+	}
+	t0, okT0 := symbols.LookupToken(pool.Chain, pool.Token0)
+	t1, okT1 := symbols.LookupToken(pool.Chain, pool.Token1)
+	if !okT0 || !okT1 {
+		panic("BUG: known pool " + pool.Address + " has tokens the registry does not list")
+	}
+	// Base is the non-stable token, quote the USD stablecoin.
+	baseTok, quoteTok, baseAmt, quoteAmt := t1, t0, a1, a0
+	if t1.Symbol == symbols.USD {
+		baseTok, quoteTok, baseAmt, quoteAmt = t0, t1, a0, a1
+	}
+	if quoteTok.Symbol != symbols.USD || baseTok.Symbol == symbols.USD {
+		panic("BUG: known pool " + pool.Address + " is not a token/USD-stablecoin pool")
+	}
+	t := &schemas.Trade{
+		Venue:       "uniswap_v3",
+		VenueKind:   schemas.VenueKind_VENUE_KIND_ONCHAIN_DEX,
+		Chain:       pool.Chain,
+		Market:      pool.Address,
+		EventTimeNs: l.blockTsNs,
+		TradeId:     l.txHash,
+		LogIndex:    l.logIndex,
+		Wallet:      "0x" + hex.EncodeToString(recipient[12:]),
+	}
+	size := tokenAmount(new(big.Int).Abs(baseAmt), baseTok.Decimals)
+	notional := tokenAmount(new(big.Int).Abs(quoteAmt), quoteTok.Decimals)
+	t.Size, t.NotionalUsd = size, notional
+	if size > 0 {
+		t.Price = notional / size
+	}
+	switch {
+	case baseAmt.Sign() < 0 && quoteAmt.Sign() > 0: // base left the pool: bought
+		t.Side = schemas.Side_SIDE_BUY
+	case baseAmt.Sign() > 0 && quoteAmt.Sign() < 0:
+		t.Side = schemas.Side_SIDE_SELL
+	default:
+		return append(out, reject(raw, "malformed swap: amounts do not have opposite signs"))
+	}
+	sym := symEntry{venueSymbol: baseTok.Ticker + "/" + quoteTok.Ticker, symbol: baseTok.Symbol, ok: true}
+	return p.emit(out, raw, t, sym)
+}
+
+// logsReader yields the logs of an eth_getLogs JSON-RPC answer
+// ({"jsonrpc":"2.0","id":1,"result":[{...},...]}) one at a time. The whole
+// document is read into memory.
+type logsReader struct {
+	doc  []byte
+	i    int // position in doc of the next element or the closing ']'
+	done bool
+}
+
+func newLogsReader(lr *lineReader, rd io.Reader) (*logsReader, error) {
+	var buf bytes.Buffer
+	buf.Write(lr.first)
+	buf.WriteByte('\n')
+	lr.hasPeek = false
+	if _, err := io.Copy(&buf, lr.r); err != nil {
+		return nil, fmt.Errorf("cannot read eth_getLogs answer: %w", err)
+	}
+	doc := buf.Bytes()
+	var result []byte
+	var rpcErr []byte
+	if err := eachField(doc, func(k, v []byte) bool {
+		switch string(k) {
+		case "result":
+			result = v
+		case "error":
+			rpcErr = v
+		}
+		return true
+	}); err != nil {
+		return nil, fmt.Errorf("cannot decode eth_getLogs answer: %w", err)
+	}
+	if rpcErr != nil && string(rpcErr) != "null" {
+		return nil, fmt.Errorf("cannot replay eth_getLogs answer: it is an error: %.200s", rpcErr)
+	}
+	if len(result) == 0 || result[0] != '[' {
+		return nil, errors.New("cannot decode eth_getLogs answer: result is not an array")
+	}
+	return &logsReader{doc: result, i: skipWS(result, 1)}, nil
+}
+
+func (r *logsReader) next() ([]byte, bool, error) {
+	if r.done {
+		return nil, false, io.EOF
+	}
+	r.i = skipWS(r.doc, r.i)
+	if r.i < len(r.doc) && r.doc[r.i] == ']' {
+		r.done = true
+		return nil, false, io.EOF
+	}
+	start := r.i
+	end, err := skipValue(r.doc, start, 1)
+	if err != nil {
+		panic("BUG: eth_getLogs result validated but does not scan")
+	}
+	r.i = skipWS(r.doc, end)
+	if r.i < len(r.doc) && r.doc[r.i] == ',' {
+		r.i++
+	}
+	return r.doc[start:end], false, nil
+}

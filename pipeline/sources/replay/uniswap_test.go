@@ -1,0 +1,143 @@
+package replay
+
+import (
+	"bufio"
+	"math"
+	"math/big"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/marketintel/mi/internal/fixtures"
+	"github.com/marketintel/mi/schemas"
+)
+
+func TestUniswap(t *testing.T) {
+	csv := readAll(t, fixtures.Path(t, "defi/uniswapv3_ethereum_USDC-WETH-0.05pct_0x88e6_raw_logs_2024-01-05.csv"))
+	js := readAll(t, fixtures.Path(t, "defi/uniswapv3_ethereum_USDC-WETH-0.05pct_0x88e6_eth_getLogs_2024-01-05.DERIVED.json"))
+	// 6,046 swaps; 54 Mint + 69 Burn + 65 Collect skipped (+ the CSV header).
+	if len(csv.trades) != 6046 || len(csv.rejects) != 0 || csv.skipped != 189 {
+		t.Fatalf("raw CSV: %d trades, %d rejects, %d skipped", len(csv.trades), len(csv.rejects), csv.skipped)
+	}
+	if len(js.trades) != 6046 || len(js.rejects) != 0 || js.skipped != 188 {
+		t.Fatalf("eth_getLogs: %d trades, %d rejects, %d skipped", len(js.trades), len(js.rejects), js.skipped)
+	}
+	for i := range csv.trades {
+		a, b := proto.Clone(csv.trades[i]).(*schemas.Trade), proto.Clone(js.trades[i]).(*schemas.Trade)
+		a.Source, b.Source = "", ""
+		if !proto.Equal(a, b) {
+			t.Fatalf("trade %d differs between the CSV and the JSON:\n%v\n%v", i, a, b)
+		}
+	}
+	first := csv.trades[0]
+	// Execution price from the amounts: 22.686110 USDC for 0.01 WETH. The pool
+	// price after the swap (from sqrtPriceX96) is 2,269.75: the gap is the
+	// 0.05% fee and the price impact.
+	checkTrade(t, first, &schemas.Trade{
+		Venue: "uniswap_v3", VenueKind: schemas.VenueKind_VENUE_KIND_ONCHAIN_DEX, Chain: "ethereum",
+		Market: "0x88e6a0c2ddd26feeb64f039a2c41296fcb3f5640", Symbol: "ETHUSD", VenueSymbol: "WETH/USDC",
+		EventTimeNs: time.Date(2024, 1, 5, 0, 0, 23, 0, time.UTC).UnixNano(), IngestTimeNs: time.Date(2024, 1, 5, 0, 0, 23, 0, time.UTC).UnixNano(),
+		Price: 2268.611, Size: 0.01, NotionalUsd: 22.68611, Side: schemas.Side_SIDE_SELL,
+		TradeId: "0x0bb5e0dc49ae0b5a1949beabadc64522dd5615415a168650a3b592a84ae5ee05", LogIndex: 169,
+		Wallet: "0x3fc91a3afd70395cd496c647d5a6cc9d4b2b7fad", Source: "replay:uniswapv3_ethereum_USDC-WETH-0.05pct_0x88e6_raw_logs_2024-01-05",
+	})
+	if !near(first.Price, 2269.75, 0.001) {
+		t.Fatalf("first swap price %v not within 0.1%% of 2,269.75", first.Price)
+	}
+	second := csv.trades[1] // amount0 +1779.711470 USDC in, WETH out: a buy
+	if second.Side != schemas.Side_SIDE_BUY || !near(second.NotionalUsd, 1779.71147, 1e-12) || second.Wallet != "0x4fd39c9e151e50580779bd04b1f7ecc310079fd3" {
+		t.Fatalf("second swap %v", second)
+	}
+
+	r := readAll(t, fixtures.Path(t, "defi/uniswapv3_ethereum_USDC-WETH-0.3pct_0x8ad5_raw_logs_2024-01-05.csv"))
+	if len(r.trades) != 267 || r.trades[0].Market != "0x8ad599c3a0ff1de082011efddc58f1908eb6e6d8" {
+		t.Fatalf("0.3%% pool: %d trades", len(r.trades))
+	}
+
+	// Without the pool in the name, the raw CSV needs #pool=.
+	link := filepath.Join(t.TempDir(), "logs.csv")
+	if err := os.Symlink(fixtures.Path(t, "defi/uniswapv3_ethereum_USDC-WETH-0.3pct_0x8ad5_raw_logs_2024-01-05.csv"), link); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(link); err == nil || !strings.Contains(err.Error(), "#pool=") {
+		t.Fatalf("Open without pool = %v", err)
+	}
+	if _, err := Open(link + "#pool=0x1111111111111111111111111111111111111111"); err == nil || !strings.Contains(err.Error(), "unknown pool") {
+		t.Fatalf("Open with unknown pool = %v", err)
+	}
+	r = readAll(t, link+"#pool=0x8AD599C3A0FF1DE082011EFDDC58F1908EB6E6D8")
+	if len(r.trades) != 267 || r.name != "replay:logs" {
+		t.Fatalf("#pool=: %d trades, name %q", len(r.trades), r.name)
+	}
+}
+
+// TestUniswapMinuteAggregates compares per-minute sums of the replayed swaps
+// with demeter-fetch's minute bars of the same pool and day.
+func TestUniswapMinuteAggregates(t *testing.T) {
+	r := readAll(t, fixtures.Path(t, "defi/uniswapv3_ethereum_USDC-WETH-0.05pct_0x88e6_raw_logs_2024-01-05.csv"))
+	type agg struct{ in0, in1, net0, net1, gross0, gross1 float64 }
+	mins := map[int64]*agg{}
+	for _, tr := range r.trades {
+		m := tr.EventTimeNs / 60e9
+		a := mins[m]
+		if a == nil {
+			a = &agg{}
+			mins[m] = a
+		}
+		usdc, weth := tr.NotionalUsd*1e6, tr.Size*1e18 // atomic units
+		a.gross0 += usdc
+		a.gross1 += weth
+		if tr.Side == schemas.Side_SIDE_BUY { // USDC in, WETH out
+			a.in0 += usdc
+			a.net0 += usdc
+			a.net1 -= weth
+		} else { // WETH in, USDC out
+			a.in1 += weth
+			a.net1 += weth
+			a.net0 -= usdc
+		}
+	}
+	f, err := os.Open(fixtures.Path(t, "defi/uniswapv3_ethereum_USDC-WETH-0.05pct_0x88e6_minute_2024-01-05.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Scan() // header: timestamp,netAmount0,netAmount1,closeTick,openTick,lowestTick,highestTick,inAmount0,inAmount1,currentLiquidity
+	num := func(s string) float64 {
+		x, ok := new(big.Float).SetString(s)
+		if !ok {
+			t.Fatalf("bad number %q", s)
+		}
+		v, _ := x.Float64()
+		return v
+	}
+	close := func(got, want, scale float64) bool { return math.Abs(got-want) <= 1e-9*math.Max(scale, 1) }
+	rows, active := 0, 0
+	for sc.Scan() {
+		c := strings.Split(sc.Text(), ",")
+		ts, err := time.Parse("2006-01-02 15:04:05", c[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows++
+		a := mins[ts.UnixNano()/60e9]
+		if a == nil {
+			a = &agg{}
+		} else {
+			active++
+		}
+		net0, net1, in0, in1 := num(c[1]), num(c[2]), num(c[7]), num(c[8])
+		if !close(a.in0, in0, a.gross0) || !close(a.in1, in1, a.gross1) || !close(a.net0, net0, a.gross0) || !close(a.net1, net1, a.gross1) {
+			t.Fatalf("%s: replay in0=%.0f in1=%.0f net0=%.0f net1=%.0f; bars in0=%.0f in1=%.0f net0=%.0f net1=%.0f",
+				c[0], a.in0, a.in1, a.net0, a.net1, in0, in1, net0, net1)
+		}
+	}
+	if rows != 1440 || active != len(mins) || active < 1000 {
+		t.Fatalf("%d rows, %d minutes with swaps (replay has %d)", rows, active, len(mins))
+	}
+}

@@ -1,0 +1,383 @@
+// Package symbols is the registry that maps venue symbols and on-chain tokens
+// to the normalized symbols the pipeline keys everything by ("BTCUSD",
+// "ETHUSD", "TSLAUSD", ...), and that says which asset class each covered
+// symbol belongs to.
+//
+// The rules, in the order Normalize applies them:
+//
+//   - A pair quoted in a US-dollar stablecoin (or in USD itself) normalizes to
+//     <BASE>USD: BTCUSDT, BTC-USD, BTC/USDC and BTCUSD all become BTCUSD.
+//   - Base aliases are folded: XBT and WBTC are BTC, WETH is ETH, tokenized
+//     equities' venue spellings (TSLAx, TSLAon) are the stock ticker.
+//   - A pair quoted in anything else (XRPETH, ADABTC, DASH-BTC, NMR-EUR) is
+//     NOT normalized: the pipeline's prices are in USD and the registry never
+//     converts through a second market.
+//   - Hyperliquid names perps by the coin alone ("BTC"), quoted in USDC:
+//     venue "hyperliquid" maps a bare coin to <COIN>USD. Its 1,000-unit
+//     contracts (kPEPE) and Binance's (1000PEPEUSDT) map to K<COIN>USD, a
+//     separate perp-only symbol, because their price is per 1,000 coins.
+//   - Dated futures (BTCUSD_240927) are not normalized; perpetuals are
+//     (BTCUSD_PERP, BTC-USDT-PERP).
+//
+// Tokens are identified by (chain, address), never by ticker: two tokens with
+// the same ticker on different chains or at different addresses are different
+// entries, and an address the registry does not list is unknown even if its
+// ticker is familiar.
+package symbols
+
+import (
+	"sort"
+	"strings"
+)
+
+// AssetClass groups normalized symbols by what they represent.
+type AssetClass string
+
+// Asset classes.
+const (
+	// Crypto is a crypto asset traded spot (and usually also as perps).
+	Crypto AssetClass = "crypto"
+	// USEquity is a tokenized US stock or ETF, traded 24/7 on chains and
+	// venues while its home market keeps US hours.
+	USEquity AssetClass = "us_equity"
+	// PerpOnly is an instrument that exists only as a perpetual contract,
+	// such as the 1,000-coin contracts kPEPE / 1000PEPEUSDT.
+	PerpOnly AssetClass = "perp_only"
+)
+
+// Asset is one covered normalized symbol.
+type Asset struct {
+	// Symbol is the normalized symbol, e.g. "BTCUSD".
+	Symbol string
+	// Class is the asset class.
+	Class AssetClass
+	// Name is a human-readable name, e.g. "Bitcoin".
+	Name string
+}
+
+// Token is one ERC-20 (or similar) token, identified by chain and address.
+type Token struct {
+	// Chain is the chain name as the pipeline spells it: "ethereum", "base".
+	Chain string
+	// Address is the contract address in lower case with the 0x prefix.
+	Address string
+	// Ticker is the token's own symbol() as deployed, e.g. "WETH".
+	Ticker string
+	// Decimals is the token's decimals(): amounts on chain are integers in
+	// units of 10^-Decimals tokens.
+	Decimals int
+	// Symbol is the normalized symbol of the token's asset ("ETHUSD" for
+	// WETH, "BTCUSD" for WBTC), or "USD" for a US-dollar stablecoin.
+	Symbol string
+}
+
+// USD is the Symbol of every US-dollar stablecoin token.
+const USD = "USD"
+
+// stableQuotes are the quote currencies treated as US dollars, longest first
+// so that suffix matching prefers FDUSD over USD.
+var stableQuotes = []string{"FDUSD", "PYUSD", "RLUSD", "USDT", "USDC", "BUSD", "USDS", "USDE", "DAI", "USD"}
+
+// baseAliases fold venue spellings of a base asset into its ticker.
+var baseAliases = map[string]string{
+	"XBT":   "BTC",
+	"WBTC":  "BTC",
+	"CBBTC": "BTC",
+	"WETH":  "ETH",
+}
+
+// kContracts maps the bases of 1,000-coin perp contracts to their symbols.
+var kContracts = map[string]string{
+	"PEPE":  "KPEPEUSD",
+	"SHIB":  "KSHIBUSD",
+	"BONK":  "KBONKUSD",
+	"FLOKI": "KFLOKIUSD",
+}
+
+var assets = []Asset{
+	// Crypto.
+	{"AAVEUSD", Crypto, "Aave"},
+	{"ADAUSD", Crypto, "Cardano"},
+	{"APTUSD", Crypto, "Aptos"},
+	{"ARBUSD", Crypto, "Arbitrum"},
+	{"ATOMUSD", Crypto, "Cosmos"},
+	{"AVAXUSD", Crypto, "Avalanche"},
+	{"BCHUSD", Crypto, "Bitcoin Cash"},
+	{"BNBUSD", Crypto, "BNB"},
+	{"BONKUSD", Crypto, "Bonk"},
+	{"BTCUSD", Crypto, "Bitcoin"},
+	{"CRVUSD", Crypto, "Curve DAO"},
+	{"DOGEUSD", Crypto, "Dogecoin"},
+	{"DOTUSD", Crypto, "Polkadot"},
+	{"ENAUSD", Crypto, "Ethena"},
+	{"ETCUSD", Crypto, "Ethereum Classic"},
+	{"ETHUSD", Crypto, "Ether"},
+	{"FILUSD", Crypto, "Filecoin"},
+	{"HBARUSD", Crypto, "Hedera"},
+	{"HYPEUSD", Crypto, "Hyperliquid"},
+	{"INJUSD", Crypto, "Injective"},
+	{"JUPUSD", Crypto, "Jupiter"},
+	{"LDOUSD", Crypto, "Lido DAO"},
+	{"LINKUSD", Crypto, "Chainlink"},
+	{"LTCUSD", Crypto, "Litecoin"},
+	{"MKRUSD", Crypto, "Maker"},
+	{"NEARUSD", Crypto, "NEAR Protocol"},
+	{"ONDOUSD", Crypto, "Ondo"},
+	{"OPUSD", Crypto, "Optimism"},
+	{"PEPEUSD", Crypto, "Pepe"},
+	{"POLUSD", Crypto, "Polygon Ecosystem Token"},
+	{"RENDERUSD", Crypto, "Render"},
+	{"SEIUSD", Crypto, "Sei"},
+	{"SHIBUSD", Crypto, "Shiba Inu"},
+	{"SOLUSD", Crypto, "Solana"},
+	{"SUIUSD", Crypto, "Sui"},
+	{"TAOUSD", Crypto, "Bittensor"},
+	{"TIAUSD", Crypto, "Celestia"},
+	{"TONUSD", Crypto, "Toncoin"},
+	{"TRXUSD", Crypto, "TRON"},
+	{"UNIUSD", Crypto, "Uniswap"},
+	{"WIFUSD", Crypto, "dogwifhat"},
+	{"WLDUSD", Crypto, "Worldcoin"},
+	{"XLMUSD", Crypto, "Stellar"},
+	{"XRPUSD", Crypto, "XRP"},
+	// Tokenized US equities and ETFs.
+	{"AAPLUSD", USEquity, "Apple Inc."},
+	{"AMZNUSD", USEquity, "Amazon.com Inc."},
+	{"COINUSD", USEquity, "Coinbase Global Inc."},
+	{"GOOGLUSD", USEquity, "Alphabet Inc. Class A"},
+	{"HOODUSD", USEquity, "Robinhood Markets Inc."},
+	{"METAUSD", USEquity, "Meta Platforms Inc."},
+	{"MSFTUSD", USEquity, "Microsoft Corp."},
+	{"MSTRUSD", USEquity, "Strategy Inc. (MicroStrategy)"},
+	{"NVDAUSD", USEquity, "NVIDIA Corp."},
+	{"QQQUSD", USEquity, "Invesco QQQ Trust (ETF)"},
+	{"SPYUSD", USEquity, "SPDR S&P 500 ETF Trust"},
+	{"TSLAUSD", USEquity, "Tesla Inc."},
+	// Perp-only 1,000-coin contracts (price per 1,000 coins).
+	{"KBONKUSD", PerpOnly, "1,000 BONK perpetual"},
+	{"KFLOKIUSD", PerpOnly, "1,000 FLOKI perpetual"},
+	{"KPEPEUSD", PerpOnly, "1,000 PEPE perpetual"},
+	{"KSHIBUSD", PerpOnly, "1,000 SHIB perpetual"},
+}
+
+// tokens lists the known tokens. Ethereum mainnet addresses and decimals
+// match the Uniswap default token list (src/tokens/mainnet.json, v22.10.0).
+var tokens = []Token{
+	{"ethereum", "0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48", "USDC", 6, USD},
+	{"ethereum", "0xdac17f958d2ee523a2206206994597c13d831ec7", "USDT", 6, USD},
+	{"ethereum", "0x6b175474e89094c44da98b954eedeac495271d0f", "DAI", 18, USD},
+	{"ethereum", "0x6c3ea9036406852006290770bedfcaba0e23a0e8", "PYUSD", 6, USD},
+	{"ethereum", "0xdc035d45d973e3ec169d2276ddab16f1e407384f", "USDS", 18, USD},
+	{"ethereum", "0x8292bb45bf1ee4d140127049757c2e0ff06317ed", "RLUSD", 18, USD},
+	{"ethereum", "0x4fabb145d64652a948d72533023f6e7a623c7c53", "BUSD", 18, USD},
+	{"ethereum", "0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2", "WETH", 18, "ETHUSD"},
+	{"ethereum", "0x2260fac5e5542a773aa44fbcfedf7c193bc2c599", "WBTC", 8, "BTCUSD"},
+	{"ethereum", "0xcbb7c0000ab88b473b1f5afd9ef808440eed33bf", "cbBTC", 8, "BTCUSD"},
+	{"ethereum", "0x514910771af9ca656af840dff83e8264ecf986ca", "LINK", 18, "LINKUSD"},
+	{"ethereum", "0x1f9840a85d5af5bf1d1762f925bdaddc4201f984", "UNI", 18, "UNIUSD"},
+	{"ethereum", "0x7fc66500c84a76ad7e9c93437bfc5ac33e2ddae9", "AAVE", 18, "AAVEUSD"},
+	{"ethereum", "0x6982508145454ce325ddbe47a25d4ec3d2311933", "PEPE", 18, "PEPEUSD"},
+	{"ethereum", "0x95ad61b0a150d79219dcf64e1e6cc01f0b64c4ce", "SHIB", 18, "SHIBUSD"},
+	{"ethereum", "0x5a98fcbea516cf06857215779fd812ca3bef1b32", "LDO", 18, "LDOUSD"},
+	{"ethereum", "0xfaba6f8e4a5e8ab82f62fe7c39859fa577269be3", "ONDO", 18, "ONDOUSD"},
+	{"ethereum", "0x57e114b691db790c35207b2e685d4a43181e6061", "ENA", 18, "ENAUSD"},
+	{"base", "0x4200000000000000000000000000000000000006", "WETH", 18, "ETHUSD"},
+	{"base", "0x833589fcd6edb6e08f4c7c32d4f71b54bda02913", "USDC", 6, USD},
+}
+
+var (
+	assetBySymbol = map[string]Asset{}
+	tokenByKey    = map[string]Token{}
+	equities      = map[string]bool{}
+)
+
+func init() {
+	for _, a := range assets {
+		if _, dup := assetBySymbol[a.Symbol]; dup {
+			panic("BUG: duplicate asset " + a.Symbol)
+		}
+		assetBySymbol[a.Symbol] = a
+		if a.Class == USEquity {
+			equities[strings.TrimSuffix(a.Symbol, "USD")] = true
+		}
+	}
+	sort.Slice(assets, func(i, j int) bool { return assets[i].Symbol < assets[j].Symbol })
+	for _, t := range tokens {
+		k := tokenKey(t.Chain, t.Address)
+		if _, dup := tokenByKey[k]; dup {
+			panic("BUG: duplicate token " + k)
+		}
+		if t.Address != strings.ToLower(t.Address) || len(t.Address) != 42 {
+			panic("BUG: token address not lower-case 20-byte hex: " + t.Address)
+		}
+		tokenByKey[k] = t
+	}
+}
+
+func tokenKey(chain, address string) string {
+	return strings.ToLower(chain) + "|" + strings.ToLower(address)
+}
+
+// LookupToken returns the token at address on chain. The address is matched
+// case-insensitively (checksummed or not); the chain must match exactly as
+// the pipeline spells it ("ethereum", "base"), also case-insensitively.
+func LookupToken(chain, address string) (Token, bool) {
+	t, ok := tokenByKey[tokenKey(chain, address)]
+	return t, ok
+}
+
+// LookupAsset returns the covered asset with the normalized symbol.
+func LookupAsset(symbol string) (Asset, bool) {
+	a, ok := assetBySymbol[symbol]
+	return a, ok
+}
+
+// Assets returns every covered asset, sorted by symbol. The caller may modify
+// the returned slice.
+func Assets() []Asset {
+	return append([]Asset(nil), assets...)
+}
+
+// Tokens returns every known token, sorted by chain then address. The caller
+// may modify the returned slice.
+func Tokens() []Token {
+	out := append([]Token(nil), tokens...)
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Chain != out[j].Chain {
+			return out[i].Chain < out[j].Chain
+		}
+		return out[i].Address < out[j].Address
+	})
+	return out
+}
+
+// IsStable reports whether a currency code is a US-dollar stablecoin or USD
+// itself (case-insensitive).
+func IsStable(code string) bool {
+	code = strings.ToUpper(code)
+	for _, q := range stableQuotes {
+		if q == code {
+			return true
+		}
+	}
+	return false
+}
+
+// Normalize maps a venue's own symbol to the normalized symbol. It reports
+// ok=false when the symbol is not quoted in US dollars (or a USD stablecoin),
+// when it is a dated future, or when it cannot be parsed. The symbol need not
+// be covered by Assets: any well-formed USD-quoted pair normalizes, so that
+// new listings flow through; LookupAsset says whether a symbol is covered.
+//
+// The venue matters only for venues that name instruments without a quote
+// ("hyperliquid": "BTC" is the BTC-USDC perp); any other venue, including an
+// empty one, gets the general rules, which also accept an already-normalized
+// symbol ("BTCUSD").
+func Normalize(venue, venueSymbol string) (symbol string, ok bool) {
+	s := strings.TrimSpace(venueSymbol)
+	if s == "" || len(s) > 40 {
+		return "", false
+	}
+	if venue == "hyperliquid" && !strings.ContainsAny(s, "/-_@:") {
+		// A perp coin, quoted in USDC.
+		if len(s) > 1 && s[0] == 'k' && isUpperAlnum(s[1:]) {
+			return kContracts[s[1:]], kContracts[s[1:]] != ""
+		}
+		if !isAlnum(s) {
+			return "", false
+		}
+		return base(s) + USD, true
+	}
+	var b string
+	parts := strings.FieldsFunc(s, func(r rune) bool { return r == '/' || r == '-' || r == '_' })
+	if len(parts) != strings.Count(s, "/")+strings.Count(s, "-")+strings.Count(s, "_")+1 {
+		return "", false // empty part: leading, trailing or doubled separator
+	}
+	if n := len(parts); n > 1 && (strings.EqualFold(parts[n-1], "PERP") || strings.EqualFold(parts[n-1], "SWAP")) {
+		parts = parts[:n-1] // perpetual suffix: BTCUSD_PERP, BTC-USDT-PERP
+	}
+	switch len(parts) {
+	case 1:
+		bb, _, ok := splitConcat(strings.ToUpper(parts[0]))
+		if !ok {
+			return "", false
+		}
+		// Keep the original case of the base for equity-token suffixes.
+		b = parts[0][:len(bb)]
+	case 2:
+		if !IsStable(parts[1]) {
+			return "", false // quoted in a non-USD currency, or a dated future
+		}
+		b = parts[0]
+	default:
+		return "", false
+	}
+	return finish(b)
+}
+
+// finish maps a base to its normalized symbol, folding aliases.
+func finish(b string) (string, bool) {
+	if b == "" || !isAlnum(b) {
+		return "", false
+	}
+	// Tokenized equities: xStocks (TSLAx) and Ondo Global Markets (TSLAon).
+	for _, suf := range []string{"x", "on"} {
+		if e := strings.TrimSuffix(b, suf); e != b && equities[strings.ToUpper(e)] {
+			return strings.ToUpper(e) + USD, true
+		}
+	}
+	u := strings.ToUpper(b)
+	if strings.HasPrefix(u, "1000") && kContracts[u[4:]] != "" {
+		return kContracts[u[4:]], true
+	}
+	return base(u) + USD, true
+}
+
+// base folds aliases of an upper- or mixed-case base.
+func base(b string) string {
+	u := strings.ToUpper(b)
+	if a, ok := baseAliases[u]; ok {
+		return a
+	}
+	return u
+}
+
+// splitConcat splits an upper-case concatenated pair (BTCUSDT) at its
+// stablecoin quote. When several quotes fit (ARBUSD: AR+BUSD or ARB+USD),
+// a split whose base is a covered asset wins, then the longest quote. It fails
+// when no stablecoin suffix leaves a base.
+func splitConcat(s string) (b, q string, ok bool) {
+	for _, cand := range stableQuotes {
+		if len(s) <= len(cand) || !strings.HasSuffix(s, cand) {
+			continue
+		}
+		cb := s[:len(s)-len(cand)]
+		if _, covered := assetBySymbol[base(cb)+USD]; covered {
+			return cb, cand, true
+		}
+		if !ok {
+			b, q, ok = cb, cand, true
+		}
+	}
+	return b, q, ok
+}
+
+func isAlnum(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+func isUpperAlnum(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return s != ""
+}
