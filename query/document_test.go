@@ -1,0 +1,299 @@
+package query
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/marketintel/mi/schemas"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// checkGolden compares got with testdata/name, or rewrites it with -update.
+func checkGolden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatalf("cannot write %s: %s", path, err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("cannot read %s (run with -update to create it): %s", path, err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("output differs from %s (run with -update to accept)\ngot:\n%s", path, got)
+	}
+}
+
+func TestDocumentGolden(t *testing.T) {
+	raw := AppendDocument(nil, fullDoc())
+	var indented bytes.Buffer
+	if err := json.Indent(&indented, raw, "", "  "); err != nil {
+		t.Fatalf("rendered document is not valid JSON: %s\n%s", err, raw)
+	}
+	indented.WriteByte('\n')
+	checkGolden(t, "document.golden.json", indented.Bytes())
+}
+
+// keys returns the sorted keys of a JSON object.
+func keys(t *testing.T, m map[string]any, path string) []string {
+	t.Helper()
+	if m == nil {
+		t.Fatalf("%s is not an object", path)
+	}
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return ks
+}
+
+func sorted(s string) []string {
+	ks := strings.Fields(s)
+	slices.Sort(ks)
+	return ks
+}
+
+// TestDocumentFieldNames checks the field names are exactly those of spec
+// §2.1 (and the documented observations and interpretation blocks).
+func TestDocumentFieldNames(t *testing.T) {
+	f := func(d *schemas.IntelligenceDocument) {
+		t.Helper()
+		var m map[string]any
+		if err := json.Unmarshal(AppendDocument(nil, d), &m); err != nil {
+			t.Fatalf("cannot decode rendered document: %s", err)
+		}
+		check := func(got []string, want, path string) {
+			t.Helper()
+			if w := sorted(want); !slices.Equal(got, w) {
+				t.Fatalf("fields of %s:\ngot:  %v\nwant: %v", path, got, w)
+			}
+		}
+		check(keys(t, m, "document"), `id symbol window price volume buyVolume sellVolume buyPressure
+			buySellRatio buySellImbalance priceChangePercent volumeAcceleration tradeAcceleration momentumScore
+			activityScore anomalyScore confidenceScore averageTradeSize tradeRatePerMinute volumeRatePerMinute
+			priceChangePerMinute tradeCount largeTradeCount largeBuyVolume largeSellVolume maxTradeSize
+			maxTradeNotional dominantSide signal signalStrength timestamp previousSignal signalChangedAt
+			signalAgeSeconds activityMultiple volumeMultiple activityZScore volumeZScore baselineSamples
+			baselineReady marketPercentile relativeMomentumPercentile relativeBuyPressurePercentile eventType
+			lifecycleState observations interpretation evidence`, "document")
+		obs, _ := m["observations"].(map[string]any)
+		check(keys(t, obs, "observations"), `quality windowSeconds previousVolume previousTradeCount firstPrice
+			largeTradeThresholdUsd high low vwap baselineVolumeMedian baselineTradeCountMedian`, "observations")
+		q, _ := obs["quality"].(map[string]any)
+		check(keys(t, q, "quality"), `lateTrades duplicateTrades unknownSideShare venues venueCount gaps`, "quality")
+		in, _ := m["interpretation"].(map[string]any)
+		check(keys(t, in, "interpretation"), `momentum activity buying relativeStrength`, "interpretation")
+		if _, ok := m["evidence"].([]any); !ok {
+			t.Fatalf("evidence is %v, want an array", m["evidence"])
+		}
+		if _, ok := q["venues"].([]any); !ok {
+			t.Fatalf("venues is %v, want an array", q["venues"])
+		}
+		gaps, ok := q["gaps"].([]any)
+		if !ok {
+			t.Fatalf("gaps is %v, want an array", q["gaps"])
+		}
+		for _, g := range gaps {
+			gm, _ := g.(map[string]any)
+			check(keys(t, gm, "gap"), `source from to reason`, "gap")
+		}
+	}
+	f(fullDoc())
+	// An empty document has the same shape: arrays stay arrays, blocks stay objects.
+	f(&schemas.IntelligenceDocument{})
+	f(&schemas.IntelligenceDocument{Observations: &schemas.Observations{}})
+}
+
+func TestDocumentEmptyValues(t *testing.T) {
+	got := string(AppendDocument(nil, &schemas.IntelligenceDocument{Symbol: "X"}))
+	for _, want := range []string{
+		`"previousSignal":null`, `"signalChangedAt":null`, `"timestamp":"1970-01-01T00:00:00.000Z"`,
+		`"evidence":[]`, `"venues":[]`, `"gaps":[]`, `"baselineReady":false`, `"interpretation":{"momentum":""`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Fatalf("empty document lacks %s:\n%s", want, got)
+		}
+	}
+	if got := string(AppendDocument([]byte("x"), nil)); got != "xnull" {
+		t.Fatalf("nil document renders as %q, want null", got)
+	}
+}
+
+// setDoubles sets every double field of m and of its nested messages to v.
+func setDoubles(m protoreflect.Message, v float64) {
+	fields := m.Descriptor().Fields()
+	for i := 0; i < fields.Len(); i++ {
+		fd := fields.Get(i)
+		switch {
+		case fd.Kind() == protoreflect.DoubleKind && !fd.IsList():
+			m.Set(fd, protoreflect.ValueOfFloat64(v))
+		case fd.Kind() == protoreflect.MessageKind && !fd.IsList():
+			setDoubles(m.Mutable(fd).Message(), v)
+		}
+	}
+}
+
+// TestDocumentNonFinite proves NaN and ±Inf never reach the JSON: every
+// number field renders as 0.
+func TestDocumentNonFinite(t *testing.T) {
+	f := func(v float64) {
+		t.Helper()
+		d := fullDoc()
+		setDoubles(d.ProtoReflect(), v)
+		b := AppendDocument(nil, d)
+		if !json.Valid(b) {
+			t.Fatalf("rendering with %v gives invalid JSON:\n%s", v, b)
+		}
+		for _, bad := range []string{"NaN", "Inf", "-0,"} {
+			if bytes.Contains(b, []byte(bad)) {
+				t.Fatalf("rendering with %v contains %s:\n%s", v, bad, b)
+			}
+		}
+		var m map[string]any
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatalf("cannot decode: %s", err)
+		}
+		for _, k := range []string{"price", "volume", "buyPressure", "volumeZScore", "relativeBuyPressurePercentile"} {
+			if m[k] != 0.0 {
+				t.Fatalf("%s = %v, want 0 for a %v input", k, m[k], v)
+			}
+		}
+		obs := m["observations"].(map[string]any)
+		if obs["vwap"] != 0.0 || obs["quality"].(map[string]any)["unknownSideShare"] != 0.0 {
+			t.Fatalf("observations not zeroed for a %v input: %v", v, obs)
+		}
+	}
+	f(math.NaN())
+	f(math.Inf(1))
+	f(math.Inf(-1))
+	f(math.Copysign(0, -1))
+}
+
+func TestAppendFloat(t *testing.T) {
+	f := func(v float64, want string) {
+		t.Helper()
+		if got := string(appendFloat(nil, v)); got != want {
+			t.Fatalf("appendFloat(%v) = %s, want %s", v, got, want)
+		}
+		if math.IsNaN(v) || math.IsInf(v, 0) || v == 0 {
+			return
+		}
+		std, err := json.Marshal(v)
+		if err != nil {
+			t.Fatalf("encoding/json cannot encode %v: %s", v, err)
+		}
+		if string(std) != want {
+			t.Fatalf("appendFloat(%v) = %s, encoding/json says %s", v, want, std)
+		}
+	}
+	f(0, "0")
+	f(math.Copysign(0, -1), "0")
+	f(math.NaN(), "0")
+	f(math.Inf(1), "0")
+	f(math.Inf(-1), "0")
+	f(1, "1")
+	f(-1.5, "-1.5")
+	f(61234.5, "61234.5")
+	tenth := 0.1
+	f(tenth+0.2, "0.30000000000000004")
+	f(1e-6, "0.000001")
+	f(1e-7, "1e-7")
+	f(-2.5e-10, "-2.5e-10")
+	f(1e20, "100000000000000000000")
+	f(1e21, "1e+21")
+	f(math.MaxFloat64, "1.7976931348623157e+308")
+	f(5e-324, "5e-324")
+}
+
+func TestAppendString(t *testing.T) {
+	f := func(s, want string) {
+		t.Helper()
+		got := string(appendString(nil, s))
+		if got != want {
+			t.Fatalf("appendString(%q) = %s, want %s", s, got, want)
+		}
+		var back string
+		if err := json.Unmarshal([]byte(got), &back); err != nil {
+			t.Fatalf("appendString(%q) = %s is not a JSON string: %s", s, got, err)
+		}
+		if wantBack := string([]rune(s)); back != wantBack {
+			t.Fatalf("appendString(%q) reads back as %q, want %q", s, back, wantBack)
+		}
+	}
+	f("", `""`)
+	f("BTCUSD", `"BTCUSD"`)
+	f(`a"b\c`, `"a\"b\\c"`)
+	f("line\nnext\ttab\rret", `"line\nnext\ttab\rret"`)
+	f("\x00\x1f", `"\u0000\u001f"`)
+	f("<script>&", `"\u003cscript\u003e\u0026"`)
+	f("café 🚀", `"café 🚀"`)
+	f("bad\xffutf8\xc3", `"bad\ufffdutf8\ufffd"`)
+	f("\u2028\u2029", `"\u2028\u2029"`)
+}
+
+func FuzzAppendString(f *testing.F) {
+	for _, s := range []string{"", "BTCUSD", "a\"b\\c\n", "\x00<>&", "bad\xff\xc3", "\u2028🚀"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		b := appendString(nil, s)
+		var back string
+		if err := json.Unmarshal(b, &back); err != nil {
+			t.Fatalf("appendString(%q) = %s is not a JSON string: %s", s, b, err)
+		}
+		if want := string([]rune(s)); back != want {
+			t.Fatalf("appendString(%q) reads back as %q, want %q", s, back, want)
+		}
+	})
+}
+
+// FuzzAppendDocument renders documents with arbitrary strings and numbers;
+// the output must always be valid JSON of the same shape.
+func FuzzAppendDocument(f *testing.F) {
+	f.Add("BTCUSD", "ev\"il\x00", 1.5, math.Inf(1), int64(0))
+	f.Add("", "\xff", math.NaN(), -0.0, int64(-1))
+	f.Add("ETH<USD>", "\u2028", 1e300, 5e-324, int64(1<<62))
+	f.Fuzz(func(t *testing.T, symbol, evidence string, x, y float64, ts int64) {
+		d := fullDoc()
+		d.Symbol, d.Signal = symbol, evidence
+		d.Evidence = []string{evidence, symbol}
+		d.Observations.Quality.Venues = []string{evidence}
+		d.Price, d.Volume, d.Observations.Vwap = x, y, x
+		d.TimestampNs, d.SignalChangedAtNs, d.Observations.Quality.Gaps[0].FromNs = ts, ts, ts
+		b := AppendDocument(nil, d)
+		var m map[string]any
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatalf("invalid JSON: %s\n%s", err, b)
+		}
+		if len(m) != 48 {
+			t.Fatalf("document has %d fields, want 48", len(m))
+		}
+		if got, want := m["symbol"], string([]rune(symbol)); got != want {
+			t.Fatalf("symbol reads back as %q, want %q", got, want)
+		}
+	})
+}
+
+func BenchmarkRender(b *testing.B) {
+	d := fullDoc()
+	buf := AppendDocument(nil, d)
+	b.SetBytes(int64(len(buf)))
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		buf = AppendDocument(buf[:0], d)
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "docs/s")
+}

@@ -1,0 +1,104 @@
+package query
+
+import (
+	"cmp"
+	"slices"
+	"sync"
+
+	"github.com/gofiber/fiber/v3"
+
+	"github.com/marketintel/mi/schemas"
+)
+
+// bufPool holds response buffers; a body is rendered into one, copied into
+// the response and the buffer returned.
+var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+
+// sendRendered renders a body with render into a pooled buffer and answers
+// with it as JSON.
+func sendRendered(c fiber.Ctx, status int, render func([]byte) []byte) error {
+	bp := bufPool.Get().(*[]byte)
+	b := render((*bp)[:0])
+	err := sendJSON(c, status, b)
+	if cap(b) <= 1<<20 { // keep the occasional huge buffer out of the pool
+		*bp = b
+		bufPool.Put(bp)
+	}
+	return err
+}
+
+// sendParamError answers 400 with the body of e.
+func sendParamError(c fiber.Ctx, e *paramError) error {
+	return sendRendered(c, fiber.StatusBadRequest, e.appendBody)
+}
+
+// handleIntelligenceSymbol serves GET /api/v1/intelligence/:symbol?window=.
+func (s *Server) handleIntelligenceSymbol(c fiber.Ctx) error {
+	window, perr := parseWindow(c.Query("window"))
+	if perr != nil {
+		return sendParamError(c, perr)
+	}
+	symbol, perr := parseSymbol(c.Params("symbol"))
+	if perr != nil {
+		return sendParamError(c, perr)
+	}
+	d, ok := s.d.Views.Get(symbol, window)
+	if !ok {
+		covered := s.d.Views.Symbols()
+		return sendRendered(c, fiber.StatusNotFound, func(b []byte) []byte {
+			return appendNoDataBody(b, symbol, window, covered)
+		})
+	}
+	return sendRendered(c, fiber.StatusOK, func(b []byte) []byte {
+		return AppendDocument(b, d)
+	})
+}
+
+// handleIntelligenceList serves GET /api/v1/intelligence?window=&limit=.
+func (s *Server) handleIntelligenceList(c fiber.Ctx) error {
+	window, perr := parseWindow(c.Query("window"))
+	if perr != nil {
+		return sendParamError(c, perr)
+	}
+	limit, perr := parseLimit(c.Query("limit"), defaultListLimit, maxListLimit)
+	if perr != nil {
+		return sendParamError(c, perr)
+	}
+	docs := s.d.Views.List(window)
+	rankByActivity(docs)
+	if len(docs) > limit {
+		docs = docs[:limit]
+	}
+	return sendRendered(c, fiber.StatusOK, func(b []byte) []byte {
+		return appendDocuments(b, docs)
+	})
+}
+
+// appendDocuments appends docs as a JSON array; an empty list renders as [].
+func appendDocuments(b []byte, docs []*schemas.IntelligenceDocument) []byte {
+	b = append(b, '[')
+	for i, d := range docs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = AppendDocument(b, d)
+	}
+	return append(b, ']')
+}
+
+// rankByActivity sorts docs most active first: trade count descending, then
+// volume descending, then symbol ascending, so the order is total and
+// deterministic. It is the one ranking key of the list route; the signals
+// task replaces it.
+func rankByActivity(docs []*schemas.IntelligenceDocument) {
+	slices.SortFunc(docs, func(a, b *schemas.IntelligenceDocument) int {
+		if c := cmp.Compare(b.TradeCount, a.TradeCount); c != 0 {
+			return c
+		}
+		// cmp.Compare orders NaN first; a NaN volume ranks last here.
+		if c := cmp.Compare(b.Volume, a.Volume); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Symbol, b.Symbol)
+	})
+}

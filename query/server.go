@@ -1,0 +1,235 @@
+// Package query is the HTTP query tier: the Fiber app, its route table with
+// the price of every route, parameter validation, the JSON bodies and the
+// slot where the paywall wraps priced routes. The routes, their parameters
+// and bodies are described in docs/api.md.
+package query
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v3"
+	"github.com/gofiber/fiber/v3/middleware/recover"
+
+	"github.com/marketintel/mi/pipeline"
+	"github.com/marketintel/mi/sinks/views"
+)
+
+// Deps are what the query tier reads and how it is configured.
+type Deps struct {
+	// Views holds the latest documents the live routes serve. Nil means
+	// empty views (every symbol answers 404).
+	Views *views.Views
+	// Stats gives per-source ingestion stats and dead-letter counts for
+	// /status. Nil means no sources.
+	Stats *pipeline.Stats
+	// Version is the service version shown by /status.
+	Version string
+	// Now is the clock for freshness and generation times; nil means
+	// time.Now.
+	Now func() time.Time
+	// Paywall wraps the handler of every priced route; nil leaves every
+	// route open.
+	Paywall Paywall
+	// Logger receives server errors and recovered panics; nil discards them.
+	Logger *slog.Logger
+}
+
+// Paywall is the slot the payments task fills: it wraps the handler of every
+// route whose price is above zero, and is never asked to wrap a free route.
+// Wrap is called once per route, when the Server is built.
+type Paywall interface {
+	Wrap(r Route, next fiber.Handler) fiber.Handler
+}
+
+// Route is one entry of the route table, the single source of the paths and
+// prices of the service.
+type Route struct {
+	// Method is the HTTP method, e.g. "GET".
+	Method string
+	// Path is in Fiber path syntax, e.g. "/api/v1/intelligence/:symbol".
+	Path string
+	// PriceMicroUSD is the price of one successful call in USDC atomic
+	// units (micro-USD); 0 means free.
+	PriceMicroUSD int64
+	// Summary is one line describing the route, for pricing pages and
+	// OpenAPI.
+	Summary string
+	// Handler serves the route. In the table Routes returns it is the
+	// route's own handler, without the paywall.
+	Handler fiber.Handler
+}
+
+// Server is the query tier: a Fiber app with the route table registered.
+type Server struct {
+	d      Deps
+	app    *fiber.App
+	routes []Route
+}
+
+// New builds the server from d. It registers every route of the table, the
+// paywall around the priced ones, a recover middleware that turns panics into
+// 500 JSON, and JSON bodies for unknown routes and server errors.
+func New(d Deps) *Server {
+	if d.Views == nil {
+		d.Views = views.New()
+	}
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	if d.Logger == nil {
+		d.Logger = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{d: d}
+	s.app = fiber.New(fiber.Config{
+		AppName:      "mi",
+		ErrorHandler: s.handleError,
+	})
+	s.app.Use(recover.New(recover.Config{
+		EnableStackTrace: true,
+		StackTraceHandler: func(c fiber.Ctx, e any) {
+			s.d.Logger.Error("panic in handler", "method", c.Method(), "path", c.Path(),
+				"panic", fmt.Sprint(e), "stack", string(debug.Stack()))
+		},
+	}))
+	s.routes = s.table()
+	for _, r := range registrationOrder(s.routes) {
+		if r.Handler == nil {
+			panic("BUG: route " + r.Method + " " + r.Path + " has no handler")
+		}
+		if r.PriceMicroUSD < 0 {
+			panic("BUG: route " + r.Method + " " + r.Path + " has a negative price")
+		}
+		h := r.Handler
+		if r.PriceMicroUSD > 0 && d.Paywall != nil {
+			h = d.Paywall.Wrap(r, h)
+		}
+		s.app.Add([]string{r.Method}, r.Path, h)
+	}
+	return s
+}
+
+// Prices of the routes in micro-USD (spec §8).
+const (
+	priceIntelligenceList   = 10_000
+	priceIntelligenceSymbol = 5_000
+)
+
+// table returns the route table. Later tasks add their routes here.
+func (s *Server) table() []Route {
+	return []Route{
+		{
+			Method:        fiber.MethodGet,
+			Path:          "/api/v1/intelligence",
+			PriceMicroUSD: priceIntelligenceList,
+			Summary:       "Latest intelligence documents of every covered symbol for a window, most active first.",
+			Handler:       s.handleIntelligenceList,
+		},
+		{
+			Method:        fiber.MethodGet,
+			Path:          "/api/v1/intelligence/:symbol",
+			PriceMicroUSD: priceIntelligenceSymbol,
+			Summary:       "Latest intelligence document of one symbol for a window.",
+			Handler:       s.handleIntelligenceSymbol,
+		},
+		{
+			Method:  fiber.MethodGet,
+			Path:    "/status",
+			Summary: "Ingestion state and freshness per source, dead letters and view counts.",
+			Handler: s.handleStatus,
+		},
+		{
+			Method:  fiber.MethodGet,
+			Path:    "/healthz",
+			Summary: "Liveness probe.",
+			Handler: s.handleHealthz,
+		},
+	}
+}
+
+// registrationOrder returns routes with every path that has parameters after
+// the paths without: Fiber matches in registration order, so a fixed path
+// such as /api/v1/intelligence/summary must come before
+// /api/v1/intelligence/:symbol.
+func registrationOrder(routes []Route) []Route {
+	out := slices.Clone(routes)
+	slices.SortStableFunc(out, func(a, b Route) int {
+		pa, pb := strings.ContainsAny(a.Path, ":*+"), strings.ContainsAny(b.Path, ":*+")
+		switch {
+		case pa == pb:
+			return 0
+		case pa:
+			return 1
+		}
+		return -1
+	})
+	return out
+}
+
+// App returns the Fiber app, for tests and for mounting.
+func (s *Server) App() *fiber.App { return s.app }
+
+// Routes returns a copy of the route table in table order. Handlers are the
+// routes' own, without the paywall.
+func (s *Server) Routes() []Route { return slices.Clone(s.routes) }
+
+// Listen serves HTTP on addr (e.g. ":8080") until Shutdown; it returns the
+// error that stopped the server.
+func (s *Server) Listen(addr string) error {
+	if err := s.app.Listen(addr, fiber.ListenConfig{DisableStartupMessage: true}); err != nil {
+		return fmt.Errorf("cannot serve HTTP on %s: %w", addr, err)
+	}
+	return nil
+}
+
+// Shutdown stops accepting connections and waits for the requests in flight
+// to finish, or for ctx to end.
+func (s *Server) Shutdown(ctx context.Context) error {
+	if err := s.app.ShutdownWithContext(ctx); err != nil {
+		return fmt.Errorf("cannot shut down the HTTP server: %w", err)
+	}
+	return nil
+}
+
+// handleError turns an error returned by a handler or middleware (including
+// a recovered panic) into a JSON body. Client errors Fiber raises keep their
+// status; everything else is a 500 whose body says nothing about the cause.
+func (s *Server) handleError(c fiber.Ctx, err error) error {
+	var fe *fiber.Error
+	code := fiber.StatusInternalServerError
+	if errors.As(err, &fe) {
+		code = fe.Code
+	}
+	var body []byte
+	switch {
+	case code == fiber.StatusNotFound:
+		body = appendErrorBody(nil, "not_found", "no route "+c.Method()+" "+c.Path()+"; see /openapi.json and docs/api.md")
+	case code == fiber.StatusMethodNotAllowed:
+		body = appendErrorBody(nil, "method_not_allowed", "method "+c.Method()+" is not allowed on "+c.Path())
+	case code >= 400 && code < 500:
+		body = appendErrorBody(nil, "bad_request", "the request cannot be served")
+	default:
+		code = fiber.StatusInternalServerError
+		s.d.Logger.Error("cannot serve request", "method", c.Method(), "path", c.Path(), "err", err)
+		body = appendErrorBody(nil, "internal", "internal server error")
+	}
+	return sendJSON(c, code, body)
+}
+
+// sendJSON answers with status and a copy of body as application/json.
+func sendJSON(c fiber.Ctx, status int, body []byte) error {
+	c.Status(status)
+	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
+	c.Response().SetBody(body)
+	return nil
+}
+
+func (s *Server) handleHealthz(c fiber.Ctx) error {
+	return sendJSON(c, fiber.StatusOK, []byte(`{"status":"ok"}`))
+}
