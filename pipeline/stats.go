@@ -13,6 +13,7 @@ type Stats struct {
 	sources map[string]*SourceStats
 	dlq     map[string]uint64 // rejected records by reason phrase
 	started time.Time
+	proc    *ProcessStats
 }
 
 // SourceStats is the state of one source as /status shows it.
@@ -99,4 +100,38 @@ func (s *Stats) Snapshot() ([]SourceStats, map[string]uint64) {
 		dlq[k] = v
 	}
 	return out, dlq
+}
+
+// OperatorCounts are the operator loop's counters as /status shows them.
+type OperatorCounts struct {
+	Trades       uint64 `json:"trades"`
+	Candles      uint64 `json:"candles"`
+	Documents    uint64 `json:"documents"`
+	Rejected     uint64 `json:"rejected"`
+	Transactions uint64 `json:"transactions"`
+	Aborts       uint64 `json:"aborts"`
+	Restores     uint64 `json:"restores"`
+}
+
+// AttachOperators makes Operators report the counters of an operator loop
+// running in this process.
+func (s *Stats) AttachOperators(p *ProcessStats) {
+	s.mu.Lock()
+	s.proc = p
+	s.mu.Unlock()
+}
+
+// Operators returns the attached operator loop's counters, and false when no
+// operator loop runs in this process.
+func (s *Stats) Operators() (OperatorCounts, bool) {
+	s.mu.Lock()
+	p := s.proc
+	s.mu.Unlock()
+	if p == nil {
+		return OperatorCounts{}, false
+	}
+	return OperatorCounts{
+		Trades: p.Trades.Load(), Candles: p.Candles.Load(), Documents: p.Documents.Load(), Rejected: p.Rejected.Load(),
+		Transactions: p.Transactions.Load(), Aborts: p.Aborts.Load(), Restores: p.Restores.Load(),
+	}, true
 }

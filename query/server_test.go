@@ -182,7 +182,7 @@ func TestStatus(t *testing.T) {
 		}
 	}
 	const views = `"views":{"documents":3,"symbols":2,"windows":{"15m":0,"1m":1,"5m":2}}`
-	f(nil, `{"service":"mi","version":"0.1.0-test","generatedAt":"2024-08-08T12:00:00.000Z","sources":[],"deadLetters":{},`+views+`}`)
+	f(nil, `{"service":"mi","version":"0.1.0-test","generatedAt":"2024-08-08T12:00:00.000Z","sources":[],"deadLetters":{},`+views+`,"operators":null}`)
 
 	st := pipeline.NewStats()
 	st.SetState("replay:b", "running", nil)
@@ -196,7 +196,16 @@ func TestStatus(t *testing.T) {
 		`{"source":"replay:b","state":"running","trades":2,"rejected":1,"lastEventAt":"2024-08-08T11:59:57.000Z","lastIngestAt":"2024-08-08T11:59:58.750Z","freshnessMs":1250,"reconnects":0,"error":null},`+
 		`{"source":"ws:a","state":"failed","trades":0,"rejected":0,"lastEventAt":null,"lastIngestAt":null,"freshnessMs":null,"reconnects":0,"error":"cannot dial"},`+
 		`{"source":"ws:future","state":"starting","trades":1,"rejected":0,"lastEventAt":"2024-08-08T12:00:00.000Z","lastIngestAt":"2024-08-08T12:00:01.000Z","freshnessMs":0,"reconnects":0,"error":null}],`+
-		`"deadLetters":{"bad price":1,"late":1},`+views+`}`)
+		`"deadLetters":{"bad price":1,"late":1},`+views+`,"operators":null}`)
+
+	proc := &pipeline.ProcessStats{}
+	proc.Trades.Add(10)
+	proc.Candles.Add(2)
+	proc.Transactions.Add(1)
+	st = pipeline.NewStats()
+	st.AttachOperators(proc)
+	f(st, `{"service":"mi","version":"0.1.0-test","generatedAt":"2024-08-08T12:00:00.000Z","sources":[],"deadLetters":{},`+views+
+		`,"operators":{"trades":10,"candles":2,"documents":0,"rejected":0,"transactions":1,"aborts":0,"restores":0}}`)
 }
 
 func TestHealthz(t *testing.T) {

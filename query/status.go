@@ -7,6 +7,7 @@ import (
 
 	"github.com/gofiber/fiber/v3"
 
+	"github.com/marketintel/mi/pipeline"
 	"github.com/marketintel/mi/schemas"
 )
 
@@ -19,6 +20,8 @@ type statusBody struct {
 	Sources     []statusSource    `json:"sources"`
 	DeadLetters map[string]uint64 `json:"deadLetters"`
 	Views       statusViews       `json:"views"`
+	// Operators is null when no operator loop runs in this process.
+	Operators *pipeline.OperatorCounts `json:"operators"`
 }
 
 // statusSource is the ingestion state of one source.
@@ -67,6 +70,9 @@ func (s *Server) handleStatus(c fiber.Ctx) error {
 		}
 		for reason, n := range dlq {
 			body.DeadLetters[reason] = n
+		}
+		if oc, ok := s.d.Stats.Operators(); ok {
+			body.Operators = &oc
 		}
 	}
 	b, err := json.Marshal(body)

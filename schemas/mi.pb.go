@@ -582,8 +582,8 @@ func (x *Gap) GetReason() string {
 // Quality is the completeness block of a document (observations.quality).
 type Quality struct {
 	state            protoimpl.MessageState `protogen:"open.v1"`
-	LateTrades       uint64                 `protobuf:"varint,1,opt,name=late_trades,json=lateTrades,proto3" json:"late_trades,omitempty"`                      // rejected as later than the watermark, since start
-	DuplicateTrades  uint64                 `protobuf:"varint,2,opt,name=duplicate_trades,json=duplicateTrades,proto3" json:"duplicate_trades,omitempty"`       // dropped duplicates, since start
+	LateTrades       uint64                 `protobuf:"varint,1,opt,name=late_trades,json=lateTrades,proto3" json:"late_trades,omitempty"`                      // rejected as later than the watermark, within the window
+	DuplicateTrades  uint64                 `protobuf:"varint,2,opt,name=duplicate_trades,json=duplicateTrades,proto3" json:"duplicate_trades,omitempty"`       // dropped duplicates, within the window
 	UnknownSideShare float64                `protobuf:"fixed64,3,opt,name=unknown_side_share,json=unknownSideShare,proto3" json:"unknown_side_share,omitempty"` // share of window volume with UNKNOWN side, 0..1
 	Venues           []string               `protobuf:"bytes,4,rep,name=venues,proto3" json:"venues,omitempty"`                                                 // venues contributing to the window, sorted
 	VenueCount       uint32                 `protobuf:"varint,5,opt,name=venue_count,json=venueCount,proto3" json:"venue_count,omitempty"`

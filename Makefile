@@ -1,0 +1,53 @@
+# Market Intelligence Service. `make run` and `make test` are all a fresh
+# machine needs (see README.md).
+GO        ?= go
+BIN       := bin/mi
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS   := -X main.version=$(VERSION)
+DATA_DIR  ?= ./data
+HTTP_ADDR ?= :8080
+
+.PHONY: all build run demo test test-go test-race tools bench bench-pipeline proto fmt vet clean
+
+all: build
+
+build:
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/mi
+
+# Every role in one process on the embedded broker, API on :8080.
+run: build
+	./$(BIN) run --data-dir $(DATA_DIR) --http-addr $(HTTP_ADDR)
+
+# Offline demo on the seeded market simulator.
+demo: build
+	./$(BIN) run --source sim --data-dir ./data-demo --http-addr $(HTTP_ADDR)
+
+# Installs the Debian tools the interoperability tests use when missing, then
+# runs every test (unit, fuzz seeds, kill-and-restart, kcat, real data).
+test: tools vet
+	$(GO) test -count=1 -timeout 20m ./...
+
+test-race:
+	$(GO) test -count=1 -race -timeout 20m ./operators/... ./pipeline/... ./sinks/... ./query/...
+
+tools:
+	@./scripts/install-tools.sh
+
+vet:
+	$(GO) vet ./...
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./operators/... ./pipeline/... ./sinks/... ./query/...
+
+bench-pipeline: build
+	./$(BIN) bench pipeline
+
+proto:
+	cd schemas && protoc --go_out=. --go_opt=paths=source_relative mi.proto
+
+fmt:
+	gofmt -w $$(git ls-files '*.go')
+
+clean:
+	rm -rf bin data-demo

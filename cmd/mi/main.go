@@ -1,0 +1,210 @@
+// Command mi runs the Market Intelligence Service: every pipeline role and
+// the query API in one process (mi run), benchmarks (mi bench) and operator
+// tools. Flags and wiring only; the logic lives in the packages.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/marketintel/mi/operators"
+	"github.com/marketintel/mi/pipeline"
+	"github.com/marketintel/mi/query"
+	"github.com/marketintel/mi/sinks/views"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "0.1.0-dev"
+
+const usage = `mi — Market Intelligence Service
+
+Usage:
+  mi run [flags]          every role in one process: sources, operators, views, API
+  mi bench pipeline [flags]  end-to-end throughput through the embedded broker
+  mi version              print the version
+
+Run "mi run -h" or "mi bench pipeline -h" for flags.
+`
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprint(os.Stderr, usage)
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var err error
+	switch os.Args[1] {
+	case "run":
+		err = cmdRun(ctx, os.Args[2:])
+	case "bench":
+		err = cmdBench(ctx, os.Args[2:])
+	case "version", "--version", "-v":
+		fmt.Printf("mi %s (%s %s/%s)\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	case "help", "-h", "--help":
+		fmt.Print(usage)
+	default:
+		fmt.Fprintf(os.Stderr, "mi: unknown command %q\n\n%s", os.Args[1], usage)
+		os.Exit(2)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "mi:", err)
+		os.Exit(1)
+	}
+}
+
+// stringList is a repeatable flag.
+type stringList []string
+
+func (s *stringList) String() string     { return strings.Join(*s, " ") }
+func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+
+// parseSpeed reads --replay-speed: "max" or a positive real-time multiple.
+func parseSpeed(s string) (float64, error) {
+	if s == "max" {
+		return 0, nil
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || !(f > 0) || f > 1e6 {
+		return 0, fmt.Errorf("cannot use --replay-speed %q: accepted values are max or a number between 0 and 1000000 (a multiple of real time)", s)
+	}
+	return f, nil
+}
+
+func newLogger(format string) (*slog.Logger, error) {
+	switch format {
+	case "text":
+		return slog.New(slog.NewTextHandler(os.Stderr, nil)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(os.Stderr, nil)), nil
+	}
+	return nil, fmt.Errorf("cannot use --log-format %q: accepted values are text, json", format)
+}
+
+func cmdRun(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("mi run", flag.ContinueOnError)
+	dataDir := fs.String("data-dir", "./data", "data directory (embedded broker logs, ground truth)")
+	httpAddr := fs.String("http-addr", ":8080", "address of the HTTP API")
+	var srcs stringList
+	fs.Var(&srcs, "source", `trade source, repeatable: "sim[:seed=N,start=RFC3339,duration=D,rate=X,events=X,speed=max]" or "replay:PATH[,PATH...]" (default sim)`)
+	speed := fs.String("replay-speed", "max", "replay pace: max, or a multiple of real time")
+	brokers := fs.String("kafka-brokers", "", "comma-separated brokers of an external Kafka cluster; empty starts the embedded broker")
+	listen := fs.String("kafka-listen", "127.0.0.1:9092", "listen address of the embedded broker")
+	partitions := fs.Int("partitions", 4, "partitions of the partitioned topics (at creation)")
+	instance := fs.String("instance-id", "local", "unique id of this instance (transactional ids)")
+	latCEX := fs.Duration("lateness-cex", operators.DefaultConfig().LatenessCEX, "allowed lateness of exchange trades")
+	latDEX := fs.Duration("lateness-onchain-dex", operators.DefaultConfig().LatenessOnchainDEX, "allowed lateness of EVM DEX trades")
+	latSol := fs.Duration("lateness-solana-dex", operators.DefaultConfig().LatenessSolanaDEX, "allowed lateness of Solana DEX trades")
+	roles := fs.String("roles", "", "comma-separated roles to run: ingest, process, views (default all); the API always runs")
+	logFormat := fs.String("log-format", "text", "log format: text or json")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	log, err := newLogger(*logFormat)
+	if err != nil {
+		return err
+	}
+	sp, err := parseSpeed(*speed)
+	if err != nil {
+		return err
+	}
+	if len(srcs) == 0 {
+		srcs = stringList{"sim"}
+	}
+	for _, s := range srcs {
+		if _, err := pipeline.ParseSourceSpec(s); err != nil {
+			return err
+		}
+	}
+	var rl []string
+	if *roles != "" {
+		for _, r := range strings.Split(*roles, ",") {
+			switch r {
+			case "ingest", "process", "views":
+				rl = append(rl, r)
+			default:
+				return fmt.Errorf("cannot use --roles %q: accepted roles are ingest, process, views", *roles)
+			}
+		}
+	}
+	var bl []string
+	if *brokers != "" {
+		bl = strings.Split(*brokers, ",")
+	}
+	ocfg := operators.DefaultConfig()
+	ocfg.LatenessCEX, ocfg.LatenessOnchainDEX, ocfg.LatenessSolanaDEX = *latCEX, *latDEX, *latSol
+	if err := ocfg.Validate(); err != nil {
+		return fmt.Errorf("cannot use the lateness flags: %w", err)
+	}
+
+	v := views.New()
+	stats := pipeline.NewStats()
+	proc := &pipeline.ProcessStats{}
+	progress := newProgress(os.Stderr, log)
+	srv := query.New(query.Deps{Views: v, Stats: stats, Version: version, Logger: log})
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	errc := make(chan error, 2)
+	go func() {
+		errc <- pipeline.Run(ctx, pipeline.RunConfig{
+			DataDir: *dataDir, Sources: srcs, ReplaySpeed: sp, Brokers: bl, KafkaListen: *listen,
+			Partitions: *partitions, InstanceID: *instance, Operators: ocfg, Roles: rl,
+			Views: v, Stats: stats, Proc: proc, Logger: log, Progress: progress.update,
+		})
+	}()
+	go func() {
+		log.Info("HTTP API listening", "addr", *httpAddr)
+		errc <- srv.Listen(*httpAddr)
+	}()
+	select {
+	case err = <-errc:
+	case <-ctx.Done():
+	}
+	progress.done()
+	sctx, scancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer scancel()
+	_ = srv.Shutdown(sctx)
+	cancel()
+	if err != nil && !errors.Is(err, context.Canceled) {
+		return err
+	}
+	log.Info("stopped")
+	return nil
+}
+
+func cmdBench(ctx context.Context, args []string) error {
+	if len(args) == 0 || args[0] != "pipeline" {
+		return errors.New(`usage: mi bench pipeline [flags] (the only benchmark is "pipeline")`)
+	}
+	fs := flag.NewFlagSet("mi bench pipeline", flag.ContinueOnError)
+	trades := fs.Int("trades", 2_000_000, "trades to push through the pipeline")
+	partitions := fs.Int("partitions", 4, "partitions of mi.trades.v1")
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	if *trades < 1000 || *trades > 1_000_000_000 {
+		return fmt.Errorf("cannot use --trades %d: accepted range 1000 to 1000000000", *trades)
+	}
+	log, _ := newLogger("text")
+	progress := newProgress(os.Stderr, log)
+	progress.total = int64(*trades)
+	res, err := pipeline.Bench(ctx, pipeline.BenchConfig{Trades: *trades, Partitions: *partitions, Logger: log, Progress: func(n int64) { progress.update("bench", n) }})
+	progress.done()
+	if err != nil {
+		return err
+	}
+	fmt.Printf("trades: %d\npartitions: %d\ningest: %.0f trades/s\noperators: %d candles, %d documents\nelapsed: %s\ntrades/s: %.0f\n",
+		res.Trades, *partitions, res.IngestRate, res.Candles, res.Documents, res.Elapsed.Round(time.Millisecond), res.Rate)
+	return nil
+}

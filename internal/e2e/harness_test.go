@@ -1,0 +1,218 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/marketintel/mi/operators"
+	"github.com/marketintel/mi/pipeline"
+	"github.com/marketintel/mi/schemas"
+	"github.com/marketintel/mi/sinks/views"
+)
+
+// harness runs every pipeline role in process on an embedded broker.
+type harness struct {
+	brokers []string
+	stats   *pipeline.Stats
+	proc    *pipeline.ProcessStats
+	views   *views.Views
+	cancel  context.CancelFunc
+	done    chan error
+}
+
+func quietLogger() *slog.Logger {
+	if testing.Verbose() {
+		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	}
+	return slog.New(slog.DiscardHandler)
+}
+
+// startPipeline starts pipeline.Run over the given source specs with its
+// data under dir and waits for the broker.
+func startPipeline(t *testing.T, dir string, srcs ...string) *harness {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	h := &harness{stats: pipeline.NewStats(), proc: &pipeline.ProcessStats{}, views: views.New(), cancel: cancel, done: make(chan error, 1)}
+	ready := make(chan []string, 1)
+	go func() {
+		h.done <- pipeline.Run(ctx, pipeline.RunConfig{
+			DataDir: dir, Sources: srcs, KafkaListen: "127.0.0.1:" + strconv.Itoa(freePort(t)), Partitions: 4,
+			Operators: operators.DefaultConfig(), Views: h.views, Stats: h.stats, Proc: h.proc, Logger: quietLogger(),
+			BrokerReady: func(b []string) { ready <- b },
+		})
+	}()
+	select {
+	case h.brokers = <-ready:
+	case err := <-h.done:
+		t.Fatalf("pipeline stopped before the broker was ready: %v", err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("broker not ready after 30s")
+	}
+	t.Cleanup(h.stop)
+	return h
+}
+
+func (h *harness) stop() {
+	h.cancel()
+	select {
+	case <-h.done:
+	case <-time.After(10 * time.Second):
+	}
+}
+
+// waitDone waits until every source has finished and the operators have
+// committed every trade.
+func waitDone(t *testing.T, brokers []string, timeout time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	var (
+		fin        bool
+		lag        int64
+		ferr, lerr error
+	)
+	for time.Now().Before(deadline) {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		fin, ferr = sourcesFinished(ctx, brokers)
+		lag, lerr = pipeline.Lag(ctx, brokers, "")
+		cancel()
+		if fin && lerr == nil && lag == 0 {
+			return
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Fatalf("pipeline did not finish within %s: sources finished %v (%v), operator lag %d (%v)", timeout, fin, ferr, lag, lerr)
+}
+
+// sourcesFinished reports whether at least one source checkpoint exists and
+// every source's latest checkpoint says it finished.
+func sourcesFinished(ctx context.Context, brokers []string) (bool, error) {
+	last := map[string]pipeline.Checkpoint{}
+	recs, err := readTopic(ctx, brokers, schemas.TopicSourceOffsets)
+	if err != nil {
+		return false, err
+	}
+	for _, r := range recs {
+		if strings.HasPrefix(string(r.Key), pipeline.SentinelKey) {
+			continue
+		}
+		var cp pipeline.Checkpoint
+		if err := json.Unmarshal(r.Value, &cp); err != nil {
+			return false, err
+		}
+		last[string(r.Key)] = cp
+	}
+	if len(last) == 0 {
+		return false, nil
+	}
+	for name, cp := range last {
+		if !cp.Finished {
+			return false, fmt.Errorf("source %s: %d records committed, not finished (read %d checkpoint records)", name, cp.Records, len(recs))
+		}
+	}
+	return true, nil
+}
+
+// readAll returns every committed record of a topic, up to its last stable
+// offset as of the call.
+func readAll(ctx context.Context, brokers []string, topic string) []*kgo.Record {
+	out, err := readTopic(ctx, brokers, topic)
+	if err != nil {
+		panic("cannot read " + topic + ": " + err.Error())
+	}
+	return out
+}
+
+func readTopic(ctx context.Context, brokers []string, topic string) ([]*kgo.Record, error) {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...))
+	if err != nil {
+		return nil, err
+	}
+	ends, err := kadm.NewClient(cl).ListCommittedOffsets(ctx, topic)
+	cl.Close()
+	if err == nil {
+		err = ends.Error()
+	}
+	if err != nil {
+		return nil, err
+	}
+	last := map[int32]int64{}
+	ends.Each(func(o kadm.ListedOffset) {
+		if o.Offset > 0 {
+			last[o.Partition] = o.Offset - 1
+		}
+	})
+	if len(last) == 0 {
+		return nil, nil
+	}
+	rd, err := kgo.NewClient(kgo.SeedBrokers(brokers...), kgo.ConsumeTopics(topic),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+		kgo.KeepControlRecords(), kgo.FetchMaxWait(100*time.Millisecond))
+	if err != nil {
+		return nil, err
+	}
+	defer rd.Close()
+	var out []*kgo.Record
+	// Read to the last stable offset of each partition as listed; the
+	// markers say when it is reached. A transaction aborted by a crash can
+	// leave no marker at the very end, so two quiet seconds also end a read.
+	quiet := time.Now()
+	for len(last) > 0 && time.Since(quiet) < 2*time.Second {
+		pctx, cancel := context.WithTimeout(ctx, 250*time.Millisecond)
+		fs := rd.PollFetches(pctx)
+		cancel()
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		fs.EachRecord(func(r *kgo.Record) {
+			l, ok := last[r.Partition]
+			if !ok || r.Offset > l {
+				return
+			}
+			quiet = time.Now()
+			if !r.Attrs.IsControl() {
+				out = append(out, r)
+			}
+			if r.Offset == l {
+				delete(last, r.Partition)
+			}
+		})
+	}
+	return out, nil
+}
+
+// sortedValues returns the record values sorted, for multiset comparison.
+func sortedValues(rs []*kgo.Record) [][]byte {
+	vs := make([][]byte, len(rs))
+	for i, r := range rs {
+		vs[i] = r.Value
+	}
+	sort.Slice(vs, func(i, j int) bool { return bytes.Compare(vs[i], vs[j]) < 0 })
+	return vs
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("cannot find a free port: %v", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+var lagFn = func(ctx context.Context, brokers []string) (int64, error) { return pipeline.Lag(ctx, brokers, "") }
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }

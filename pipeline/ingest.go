@@ -1,0 +1,257 @@
+package pipeline
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/marketintel/mi/pipeline/sources"
+	"github.com/marketintel/mi/schemas"
+)
+
+// Checkpoint is a source's committed progress, stored in
+// mi.source-offsets.v1 under the source's name in the same transaction as the
+// records it counts.
+type Checkpoint struct {
+	// Records is how many records (trades and rejected inputs) of the source
+	// are committed. A restarted source skips this many.
+	Records int64 `json:"records"`
+	// StartNs is the simulator's start time, kept so a restarted simulator
+	// regenerates the same market.
+	StartNs int64 `json:"startNs,omitempty"`
+	// Finished is set when a finite source was read to the end.
+	Finished bool `json:"finished,omitempty"`
+}
+
+// ReadCheckpoint returns the last committed checkpoint of the named source
+// and whether there was one.
+func ReadCheckpoint(ctx context.Context, brokers []string, name string) (Checkpoint, bool, error) {
+	var cp Checkpoint
+	found := false
+	var derr error
+	err := ReadCommitted(ctx, brokers, schemas.TopicSourceOffsets, nil, func(r *kgo.Record) {
+		if string(r.Key) != name {
+			return
+		}
+		var c Checkpoint
+		if err := json.Unmarshal(r.Value, &c); err != nil {
+			derr = fmt.Errorf("cannot decode checkpoint of %s: %w", name, err)
+			return
+		}
+		cp, found = c, true
+	})
+	if err == nil {
+		err = derr
+	}
+	return cp, found, err
+}
+
+// IngestConfig configures one ingest loop.
+type IngestConfig struct {
+	Brokers []string
+	// Speed paces a replay: event-time seconds per wall-clock second. Zero
+	// means as fast as possible.
+	Speed float64
+	// Realtime paces a source so that event time never runs ahead of the
+	// wall clock (the live simulator). It takes precedence over Speed.
+	Realtime bool
+	// TxnRecords and TxnInterval bound one transaction: it commits after
+	// this many records or this much time, whichever comes first.
+	TxnRecords  int
+	TxnInterval time.Duration
+	// StartNs is stored in every checkpoint (see Checkpoint.StartNs).
+	StartNs int64
+	Stats   *Stats
+	Logger  *slog.Logger
+	// Progress, when set, is called after each commit with the number of
+	// records committed so far.
+	Progress func(records int64)
+}
+
+// Ingest reads src and writes its trades to mi.trades.v1 (key = symbol) and
+// its rejected inputs to mi.trades.dlq.v1 (reason in header "reason"), in
+// transactions that also carry the source checkpoint. It skips the
+// resume.Records records already committed by an earlier run. It returns nil
+// when a finite source is exhausted and committed, or ctx's error.
+func Ingest(ctx context.Context, cfg IngestConfig, src sources.Source, resume Checkpoint) error {
+	name := src.Name()
+	log := cfg.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	if cfg.TxnRecords <= 0 {
+		cfg.TxnRecords = 5000
+	}
+	if cfg.TxnInterval <= 0 {
+		cfg.TxnInterval = 200 * time.Millisecond
+	}
+	stats := cfg.Stats
+	if stats == nil {
+		stats = NewStats()
+	}
+	if resume.Finished {
+		stats.SetState(name, "finished", nil)
+		log.Info("source already read to the end", "source", name, "records", resume.Records)
+		return nil
+	}
+	for n := int64(0); n < resume.Records; n++ {
+		if _, err := src.Next(ctx); err != nil {
+			return fmt.Errorf("cannot skip the %d committed records of %s: %w", resume.Records, name, err)
+		}
+	}
+	if resume.Records > 0 {
+		log.Info("source resumed after its last checkpoint", "source", name, "skipped", resume.Records)
+	}
+	cl, err := kgo.NewClient(
+		kgo.SeedBrokers(cfg.Brokers...),
+		kgo.TransactionalID(transactionalID("mi-ingest-", name)),
+		kgo.TransactionTimeout(2*time.Minute),
+		kgo.ProducerLinger(2*time.Millisecond),
+		kgo.MaxBufferedRecords(100_000),
+	)
+	if err != nil {
+		return fmt.Errorf("cannot create Kafka producer for %s: %w", name, err)
+	}
+	defer cl.Close()
+
+	stats.SetState(name, "running", nil)
+	var (
+		mu       sync.Mutex
+		firstErr error
+	)
+	promise := func(_ *kgo.Record, err error) {
+		if err != nil {
+			mu.Lock()
+			if firstErr == nil {
+				firstErr = err
+			}
+			mu.Unlock()
+		}
+	}
+	committed := resume.Records
+	inTxn, pending := false, 0
+	var txnStart time.Time
+	commit := func(finished bool) error {
+		if !inTxn {
+			if !finished {
+				return nil
+			}
+			if err := cl.BeginTransaction(); err != nil {
+				return fmt.Errorf("cannot begin transaction: %w", err)
+			}
+		}
+		cp, _ := json.Marshal(Checkpoint{Records: committed + int64(pending), StartNs: cfg.StartNs, Finished: finished})
+		cl.Produce(ctx, &kgo.Record{Topic: schemas.TopicSourceOffsets, Key: []byte(name), Value: cp}, promise)
+		if err := cl.Flush(ctx); err != nil {
+			return fmt.Errorf("cannot flush: %w", err)
+		}
+		mu.Lock()
+		perr := firstErr
+		mu.Unlock()
+		if perr != nil {
+			_ = cl.EndTransaction(ctx, kgo.TryAbort)
+			return fmt.Errorf("cannot produce: %w", perr)
+		}
+		if err := cl.EndTransaction(ctx, kgo.TryCommit); err != nil {
+			return fmt.Errorf("cannot commit transaction: %w", err)
+		}
+		committed += int64(pending)
+		inTxn, pending = false, 0
+		if cfg.Progress != nil {
+			cfg.Progress(committed)
+		}
+		return nil
+	}
+	var anchorEvent int64
+	var anchorWall time.Time
+	marshal := proto.MarshalOptions{Deterministic: true}
+	for {
+		rec, err := src.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			if err := commit(true); err != nil {
+				stats.SetState(name, "failed", err)
+				return err
+			}
+			stats.SetState(name, "finished", nil)
+			log.Info("source finished", "source", name, "records", committed)
+			return nil
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			stats.SetState(name, "failed", err)
+			return fmt.Errorf("cannot read source %s: %w", name, err)
+		}
+		if t := rec.Trade; t != nil && (cfg.Realtime || cfg.Speed > 0) {
+			var wait time.Duration
+			if cfg.Realtime {
+				wait = time.Until(time.Unix(0, t.EventTimeNs))
+			} else {
+				if anchorWall.IsZero() {
+					anchorEvent, anchorWall = t.EventTimeNs, time.Now()
+				}
+				due := anchorWall.Add(time.Duration(float64(t.EventTimeNs-anchorEvent) / cfg.Speed))
+				wait = time.Until(due)
+			}
+			if wait > 0 {
+				if err := commit(false); err != nil {
+					stats.SetState(name, "failed", err)
+					return err
+				}
+				select {
+				case <-ctx.Done():
+					return ctx.Err()
+				case <-time.After(wait):
+				}
+			}
+		}
+		if !inTxn {
+			if err := cl.BeginTransaction(); err != nil {
+				return fmt.Errorf("cannot begin transaction: %w", err)
+			}
+			inTxn, txnStart = true, time.Now()
+		}
+		if t := rec.Trade; t != nil {
+			v, err := marshal.Marshal(t)
+			if err != nil {
+				panic("BUG: cannot marshal trade: " + err.Error())
+			}
+			cl.Produce(ctx, &kgo.Record{Topic: schemas.TopicTrades, Key: []byte(t.Symbol), Value: v}, promise)
+			stats.Trade(name, t.EventTimeNs, t.IngestTimeNs)
+		} else {
+			cl.Produce(ctx, &kgo.Record{
+				Topic: schemas.TopicTradesDLQ, Key: []byte(name), Value: rec.Raw,
+				Headers: []kgo.RecordHeader{{Key: "reason", Value: []byte(rec.Reason)}, {Key: "source", Value: []byte(name)}},
+			}, promise)
+			stats.Reject(name, rec.Reason)
+		}
+		pending++
+		if pending >= cfg.TxnRecords || time.Since(txnStart) >= cfg.TxnInterval {
+			if err := commit(false); err != nil {
+				stats.SetState(name, "failed", err)
+				return err
+			}
+		}
+	}
+}
+
+// transactionalID builds a stable transactional id from a prefix and a name,
+// hashing names too long for comfort.
+func transactionalID(prefix, name string) string {
+	if len(name) <= 120 {
+		return prefix + name
+	}
+	h := sha256.Sum256([]byte(name))
+	return prefix + hex.EncodeToString(h[:12])
+}

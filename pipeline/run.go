@@ -1,0 +1,254 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/marketintel/mi/operators"
+	"github.com/marketintel/mi/pipeline/sources"
+	"github.com/marketintel/mi/pipeline/sources/replay"
+	"github.com/marketintel/mi/pipeline/sources/sim"
+	"github.com/marketintel/mi/sinks/views"
+)
+
+// RunConfig configures every pipeline role in one process.
+type RunConfig struct {
+	// DataDir holds the embedded broker's logs and the simulator's ground
+	// truth. Created if missing.
+	DataDir string
+	// Sources are source specs: "sim[:key=value,...]" or "replay:PATH[,PATH...]"
+	// (see ParseSourceSpec). Empty means no ingest role.
+	Sources []string
+	// ReplaySpeed paces replays: 0 = as fast as possible, N = N times real time.
+	ReplaySpeed float64
+	// Brokers of an external Kafka cluster; empty starts the embedded broker
+	// listening on KafkaListen.
+	Brokers     []string
+	KafkaListen string
+	Partitions  int
+	InstanceID  string
+	Operators   operators.Config
+	// Roles to run; all when empty: "ingest", "process", "views".
+	Roles  []string
+	Views  *views.Views
+	Stats  *Stats
+	Proc   *ProcessStats
+	Logger *slog.Logger
+	// Now is the wall clock used only to place a live simulation in time.
+	Now func() time.Time
+	// Progress, when set, is called by each ingest loop after every commit.
+	Progress func(source string, records int64)
+	// BrokerReady, when set, receives the broker addresses once topics exist.
+	BrokerReady func(brokers []string)
+}
+
+// Run runs the configured roles until ctx ends or one of them fails. Finite
+// sources finishing does not end Run: the operators and views keep serving.
+func Run(ctx context.Context, cfg RunConfig) error {
+	log := cfg.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	if cfg.Partitions == 0 {
+		cfg.Partitions = 4
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Stats == nil {
+		cfg.Stats = NewStats()
+	}
+	if cfg.Proc == nil {
+		cfg.Proc = &ProcessStats{}
+	}
+	if has := len(cfg.Roles) == 0 || slices.Contains(cfg.Roles, "process"); has {
+		cfg.Stats.AttachOperators(cfg.Proc)
+	}
+	if cfg.DataDir != "" {
+		if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
+			return fmt.Errorf("cannot create data directory: %w", err)
+		}
+	}
+	brokers := cfg.Brokers
+	if len(brokers) == 0 {
+		emb, err := StartEmbedded(cfg.KafkaListen, cfg.DataDir, log)
+		if err != nil {
+			return err
+		}
+		defer emb.Close()
+		brokers = []string{emb.Addr()}
+		log.Info("embedded Kafka broker listening", "addr", emb.Addr(), "data", filepath.Join(cfg.DataDir, "kafka"))
+	}
+	if err := EnsureTopics(ctx, brokers, cfg.Partitions); err != nil {
+		return err
+	}
+	if cfg.BrokerReady != nil {
+		cfg.BrokerReady(brokers)
+	}
+	has := func(role string) bool {
+		if len(cfg.Roles) == 0 {
+			return true
+		}
+		for _, r := range cfg.Roles {
+			if r == role {
+				return true
+			}
+		}
+		return false
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	if has("ingest") {
+		for _, spec := range cfg.Sources {
+			spec := spec
+			g.Go(func() error { return runSource(gctx, cfg, brokers, spec, log) })
+		}
+	}
+	if has("process") {
+		g.Go(func() error {
+			return Process(gctx, ProcessConfig{Brokers: brokers, InstanceID: cfg.InstanceID, Operators: cfg.Operators, Stats: cfg.Stats, Logger: log}, cfg.Proc)
+		})
+	}
+	if has("views") && cfg.Views != nil {
+		g.Go(func() error { return SyncViews(gctx, brokers, cfg.Views, log, nil) })
+	}
+	err := g.Wait()
+	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
+
+// SourceSpec is a parsed --source value.
+type SourceSpec struct {
+	Kind  string   // "sim" or "replay"
+	Paths []string // replay files
+	// Simulator settings (sim only).
+	Seed      int64
+	Start     time.Time // zero = live: 20 minutes before now, then real time
+	Duration  time.Duration
+	RateScale float64
+	Events    float64 // events per symbol per day; 0 = simulator default
+	MaxSpeed  bool    // sim: generate as fast as possible instead of real time
+}
+
+// ParseSourceSpec parses "sim", "sim:seed=7,start=2026-01-01T00:00:00Z,duration=6h,rate=0.5,events=4,speed=max"
+// or "replay:PATH[,PATH...]". Errors name the accepted forms.
+func ParseSourceSpec(s string) (SourceSpec, error) {
+	const accepted = `accepted: "sim[:seed=N,start=RFC3339,duration=D,rate=X,events=X,speed=max]" or "replay:PATH[,PATH...]"`
+	kind, rest, _ := strings.Cut(s, ":")
+	switch kind {
+	case "replay":
+		if rest == "" {
+			return SourceSpec{}, fmt.Errorf("cannot use source %q: replay needs at least one path; %s", s, accepted)
+		}
+		return SourceSpec{Kind: "replay", Paths: strings.Split(rest, ",")}, nil
+	case "sim":
+		sp := SourceSpec{Kind: "sim", Seed: 1, RateScale: 1}
+		if rest == "" {
+			return sp, nil
+		}
+		for _, kv := range strings.Split(rest, ",") {
+			k, v, ok := strings.Cut(kv, "=")
+			if !ok {
+				return SourceSpec{}, fmt.Errorf("cannot use source %q: %q is not key=value; %s", s, kv, accepted)
+			}
+			var err error
+			switch k {
+			case "seed":
+				sp.Seed, err = strconv.ParseInt(v, 10, 64)
+			case "start":
+				sp.Start, err = time.Parse(time.RFC3339, v)
+			case "duration":
+				sp.Duration, err = time.ParseDuration(v)
+			case "rate":
+				sp.RateScale, err = strconv.ParseFloat(v, 64)
+			case "events":
+				sp.Events, err = strconv.ParseFloat(v, 64)
+			case "speed":
+				if v != "max" {
+					err = errors.New("speed must be max (the default is real time)")
+				}
+				sp.MaxSpeed = true
+			default:
+				err = fmt.Errorf("unknown key %q", k)
+			}
+			if err != nil {
+				return SourceSpec{}, fmt.Errorf("cannot use source %q: %s: %v; %s", s, kv, err, accepted)
+			}
+		}
+		return sp, nil
+	}
+	return SourceSpec{}, fmt.Errorf("cannot use source %q: %s", s, accepted)
+}
+
+// runSource opens one source spec, resumes it from its checkpoint and ingests
+// it.
+func runSource(ctx context.Context, cfg RunConfig, brokers []string, spec string, log *slog.Logger) error {
+	sp, err := ParseSourceSpec(spec)
+	if err != nil {
+		return err
+	}
+	icfg := IngestConfig{Brokers: brokers, Speed: cfg.ReplaySpeed, Stats: cfg.Stats, Logger: log}
+	var src sources.Source
+	var resume Checkpoint
+	switch sp.Kind {
+	case "replay":
+		src, err = replay.OpenAll(sp.Paths)
+		if err != nil {
+			return fmt.Errorf("cannot open replay: %w", err)
+		}
+		if resume, _, err = ReadCheckpoint(ctx, brokers, src.Name()); err != nil {
+			return err
+		}
+	case "sim":
+		name := simName(sp.Seed)
+		cp, found, err := ReadCheckpoint(ctx, brokers, name)
+		if err != nil {
+			return err
+		}
+		start := sp.Start
+		switch {
+		case found && cp.StartNs != 0:
+			start = time.Unix(0, cp.StartNs).UTC()
+		case start.IsZero():
+			start = cfg.Now().Add(-20 * time.Minute).Truncate(time.Second).UTC()
+		}
+		var end time.Time
+		if sp.Duration > 0 {
+			end = start.Add(sp.Duration)
+		}
+		gt := ""
+		if cfg.DataDir != "" {
+			gt = filepath.Join(cfg.DataDir, "sim-ground-truth.ndjson")
+		}
+		s, err := sim.New(sim.Config{Seed: sp.Seed, Start: start, End: end, RateScale: sp.RateScale, EventsPerSymbolPerDay: sp.Events, GroundTruthPath: gt})
+		if err != nil {
+			return fmt.Errorf("cannot start simulator: %w", err)
+		}
+		if s.Name() != name {
+			panic("BUG: simulator name " + s.Name() + " != " + name)
+		}
+		src, resume = s, cp
+		icfg.StartNs = start.UnixNano()
+		icfg.Speed = 0
+		icfg.Realtime = !sp.MaxSpeed && sp.Start.IsZero()
+	}
+	defer src.Close()
+	if cfg.Progress != nil {
+		name := src.Name()
+		icfg.Progress = func(n int64) { cfg.Progress(name, n) }
+	}
+	return Ingest(ctx, icfg, src, resume)
+}
+
+func simName(seed int64) string { return "sim:seed=" + strconv.FormatInt(seed, 10) }
