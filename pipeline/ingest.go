@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strconv"
 	"sync"
 	"time"
 
@@ -17,6 +18,14 @@ import (
 
 	"github.com/marketintel/mi/pipeline/sources"
 	"github.com/marketintel/mi/schemas"
+)
+
+// Headers every ingested record carries: the source's name and the record's
+// position in the source (0-based, decimal). Together they identify a record
+// produced again after a crash, which the operators then drop.
+const (
+	HeaderSource = "source"
+	HeaderSeq    = "seq"
 )
 
 // Checkpoint is a source's committed progress, stored in
@@ -69,6 +78,8 @@ type IngestConfig struct {
 	// this many records or this much time, whichever comes first.
 	TxnRecords  int
 	TxnInterval time.Duration
+	// TxnSuffix is appended to the transactional id; see RunConfig.
+	TxnSuffix string
 	// StartNs is stored in every checkpoint (see Checkpoint.StartNs).
 	StartNs int64
 	Stats   *Stats
@@ -114,7 +125,7 @@ func Ingest(ctx context.Context, cfg IngestConfig, src sources.Source, resume Ch
 	}
 	cl, err := kgo.NewClient(
 		kgo.SeedBrokers(cfg.Brokers...),
-		kgo.TransactionalID(transactionalID("mi-ingest-", name)),
+		kgo.TransactionalID(transactionalID("mi-ingest-", name)+cfg.TxnSuffix),
 		kgo.TransactionTimeout(2*time.Minute),
 		kgo.ProducerLinger(2*time.Millisecond),
 		kgo.MaxBufferedRecords(100_000),
@@ -141,37 +152,50 @@ func Ingest(ctx context.Context, cfg IngestConfig, src sources.Source, resume Ch
 	committed := resume.Records
 	inTxn, pending := false, 0
 	var txnStart time.Time
+	// commit ends the open transaction of records and then, in a second
+	// transaction, writes the checkpoint that counts them. Two transactions,
+	// in this order, because a broker that crashes while committing may
+	// commit some partitions of a transaction and not others: a checkpoint
+	// must never be committed without the records it counts. Records whose
+	// checkpoint was lost are produced again on restart with the same "seq"
+	// header, and the operators drop them as re-deliveries.
 	commit := func(finished bool) error {
-		if !inTxn {
-			if !finished {
-				return nil
+		if inTxn {
+			if err := cl.Flush(ctx); err != nil {
+				return fmt.Errorf("cannot flush: %w", err)
 			}
-			if err := cl.BeginTransaction(); err != nil {
-				return fmt.Errorf("cannot begin transaction: %w", err)
+			mu.Lock()
+			perr := firstErr
+			mu.Unlock()
+			if perr != nil {
+				_ = cl.EndTransaction(ctx, kgo.TryAbort)
+				return fmt.Errorf("cannot produce: %w", perr)
 			}
+			if err := cl.EndTransaction(ctx, kgo.TryCommit); err != nil {
+				return fmt.Errorf("cannot commit transaction: %w", err)
+			}
+			committed += int64(pending)
+			inTxn, pending = false, 0
+		} else if !finished {
+			return nil
 		}
-		cp, _ := json.Marshal(Checkpoint{Records: committed + int64(pending), StartNs: cfg.StartNs, Finished: finished})
+		if err := cl.BeginTransaction(); err != nil {
+			return fmt.Errorf("cannot begin transaction: %w", err)
+		}
+		cp, _ := json.Marshal(Checkpoint{Records: committed, StartNs: cfg.StartNs, Finished: finished})
 		cl.Produce(ctx, &kgo.Record{Topic: schemas.TopicSourceOffsets, Key: []byte(name), Value: cp}, promise)
 		if err := cl.Flush(ctx); err != nil {
 			return fmt.Errorf("cannot flush: %w", err)
 		}
-		mu.Lock()
-		perr := firstErr
-		mu.Unlock()
-		if perr != nil {
-			_ = cl.EndTransaction(ctx, kgo.TryAbort)
-			return fmt.Errorf("cannot produce: %w", perr)
-		}
 		if err := cl.EndTransaction(ctx, kgo.TryCommit); err != nil {
-			return fmt.Errorf("cannot commit transaction: %w", err)
+			return fmt.Errorf("cannot commit checkpoint: %w", err)
 		}
-		committed += int64(pending)
-		inTxn, pending = false, 0
 		if cfg.Progress != nil {
 			cfg.Progress(committed)
 		}
 		return nil
 	}
+	nameBytes := []byte(name)
 	var anchorEvent int64
 	var anchorWall time.Time
 	marshal := proto.MarshalOptions{Deterministic: true}
@@ -222,17 +246,19 @@ func Ingest(ctx context.Context, cfg IngestConfig, src sources.Source, resume Ch
 			}
 			inTxn, txnStart = true, time.Now()
 		}
+		seq := []byte(strconv.FormatInt(committed+int64(pending), 10))
 		if t := rec.Trade; t != nil {
 			v, err := marshal.Marshal(t)
 			if err != nil {
 				panic("BUG: cannot marshal trade: " + err.Error())
 			}
-			cl.Produce(ctx, &kgo.Record{Topic: schemas.TopicTrades, Key: []byte(t.Symbol), Value: v}, promise)
+			cl.Produce(ctx, &kgo.Record{Topic: schemas.TopicTrades, Key: []byte(t.Symbol), Value: v,
+				Headers: []kgo.RecordHeader{{Key: HeaderSource, Value: nameBytes}, {Key: HeaderSeq, Value: seq}}}, promise)
 			stats.Trade(name, t.EventTimeNs, t.IngestTimeNs)
 		} else {
 			cl.Produce(ctx, &kgo.Record{
-				Topic: schemas.TopicTradesDLQ, Key: []byte(name), Value: rec.Raw,
-				Headers: []kgo.RecordHeader{{Key: "reason", Value: []byte(rec.Reason)}, {Key: "source", Value: []byte(name)}},
+				Topic: schemas.TopicTradesDLQ, Key: nameBytes, Value: rec.Raw,
+				Headers: []kgo.RecordHeader{{Key: "reason", Value: []byte(rec.Reason)}, {Key: HeaderSource, Value: nameBytes}, {Key: HeaderSeq, Value: seq}},
 			}, promise)
 			stats.Reject(name, rec.Reason)
 		}

@@ -1,10 +1,13 @@
 package pipeline
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"sort"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -16,17 +19,23 @@ import (
 	"github.com/marketintel/mi/schemas"
 )
 
+// PositionKey is the key of the record in each mi.state.v1 partition that
+// says which input the partition's state reflects (see position).
+const PositionKey = "~position"
+
 // ProcessConfig configures the operator loop.
 type ProcessConfig struct {
 	Brokers []string
 	// Group is the consumer group; every instance of the operator role joins
 	// it and the group splits the partitions of mi.trades.v1 between them.
 	Group string
-	// InstanceID makes the transactional id unique per instance.
+	// InstanceID makes the transactional ids unique per instance.
 	InstanceID string
 	Operators  operators.Config
 	Stats      *Stats
 	Logger     *slog.Logger
+	// TxnSuffix is appended to the transactional ids; see RunConfig.
+	TxnSuffix string
 	// MaxPollRecords bounds the records handled in one transaction.
 	MaxPollRecords int
 }
@@ -40,31 +49,60 @@ type ProcessStats struct {
 	Transactions atomic.Uint64
 	Aborts       atomic.Uint64
 	Restores     atomic.Uint64
+	// Redelivered counts input records dropped because their state already
+	// reflects them (a record produced again after a crash).
+	Redelivered atomic.Uint64
+}
+
+// position is what one partition's state reflects: the next input offset to
+// process and, per source, the last source sequence number processed. It is
+// written with the state, in the same single-partition transaction, so the
+// two always agree.
+type position struct {
+	Offset int64            `json:"offset"`
+	Seq    map[string]int64 `json:"seq,omitempty"`
+}
+
+// partitionState is the engine and position of one input partition.
+type partitionState struct {
+	eng *operators.Engine
+	pos position
 }
 
 // processor holds the per-partition engines of one operator instance.
 type processor struct {
 	cfg     ProcessConfig
 	sess    *kgo.GroupTransactSession
-	engines map[int32]*operators.Engine
+	out     *kgo.Client
+	parts   map[int32]*partitionState
 	stats   *ProcessStats
 	log     *slog.Logger
 	dropAll atomic.Bool
-
-	// current is the partition whose engine is running; the emit functions
-	// produce into the transaction for it.
-	current int32
 	marshal proto.MarshalOptions
+
 	mu      sync.Mutex
 	prodErr error
 }
 
-// Process runs the operator loop until ctx ends: it consumes mi.trades.v1 in
-// the consumer group, runs one operators.Engine per partition, and commits
-// candles, documents, dead letters, changed operator state and consumer
-// offsets in one transaction per poll. After a rebalance or an aborted
-// transaction it drops its engines and restores them from mi.state.v1, so its
-// state always matches its committed offsets.
+// Process runs the operator loop until ctx ends. For every poll of
+// mi.trades.v1 (consumer group, read committed) it runs one operators.Engine
+// per partition and commits in two transactions, in this order:
+//
+//  1. the outputs — candles, documents and dead letters — through an output
+//     producer;
+//  2. the changed operator state and each partition's position record, all
+//     in mi.state.v1 under the input's partition number, together with the
+//     consumer offsets, through the group session.
+//
+// A crash, or a broker that commits only some partitions of a transaction,
+// can therefore leave outputs committed whose state is not; the restarted
+// operator restores the older state and processes the same input again,
+// which yields byte-identical outputs (the operators are deterministic). The
+// state of a partition and its position are in one partition of one topic,
+// so they commit or abort together: the state is never ahead of or behind
+// the input it claims to reflect. After a rebalance or an aborted
+// transaction the instance drops its engines and restores them from
+// mi.state.v1.
 func Process(ctx context.Context, cfg ProcessConfig, stats *ProcessStats) error {
 	if cfg.Group == "" {
 		cfg.Group = "mi-operators"
@@ -82,14 +120,14 @@ func Process(ctx context.Context, cfg ProcessConfig, stats *ProcessStats) error 
 	if log == nil {
 		log = slog.Default()
 	}
-	p := &processor{cfg: cfg, engines: map[int32]*operators.Engine{}, stats: stats, log: log,
+	p := &processor{cfg: cfg, parts: map[int32]*partitionState{}, stats: stats, log: log,
 		marshal: proto.MarshalOptions{Deterministic: true}}
 	onChange := func(_ context.Context, _ *kgo.Client, _ map[string][]int32) { p.dropAll.Store(true) }
 	sess, err := kgo.NewGroupTransactSession(
 		kgo.SeedBrokers(cfg.Brokers...),
 		kgo.ConsumerGroup(cfg.Group),
 		kgo.ConsumeTopics(schemas.TopicTrades),
-		kgo.TransactionalID(transactionalID("mi-operators-", cfg.InstanceID)),
+		kgo.TransactionalID(transactionalID("mi-operators-", cfg.InstanceID)+cfg.TxnSuffix),
 		kgo.TransactionTimeout(2*time.Minute),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
 		kgo.RequireStableFetchOffsets(),
@@ -97,16 +135,26 @@ func Process(ctx context.Context, cfg ProcessConfig, stats *ProcessStats) error 
 		kgo.OnPartitionsAssigned(onChange),
 		kgo.OnPartitionsRevoked(onChange),
 		kgo.OnPartitionsLost(onChange),
-		kgo.RecordPartitioner(statePartitioner{}),
+		kgo.RecordPartitioner(kgo.ManualPartitioner()),
 		kgo.ProducerLinger(2*time.Millisecond),
-		kgo.MaxBufferedRecords(200_000),
 		kgo.FetchMaxWait(200*time.Millisecond),
 	)
 	if err != nil {
 		return fmt.Errorf("cannot create operator consumer: %w", err)
 	}
-	p.sess = sess
 	defer sess.Close()
+	out, err := kgo.NewClient(
+		kgo.SeedBrokers(cfg.Brokers...),
+		kgo.TransactionalID(transactionalID("mi-operators-out-", cfg.InstanceID)+cfg.TxnSuffix),
+		kgo.TransactionTimeout(2*time.Minute),
+		kgo.ProducerLinger(2*time.Millisecond),
+		kgo.MaxBufferedRecords(200_000),
+	)
+	if err != nil {
+		return fmt.Errorf("cannot create operator output producer: %w", err)
+	}
+	defer out.Close()
+	p.sess, p.out = sess, out
 	for {
 		fs := sess.PollRecords(ctx, cfg.MaxPollRecords)
 		if ctx.Err() != nil {
@@ -127,75 +175,134 @@ func Process(ctx context.Context, cfg ProcessConfig, stats *ProcessStats) error 
 			continue
 		}
 		if p.dropAll.Swap(false) {
-			clear(p.engines)
+			clear(p.parts)
 		}
-		if err := sess.Begin(); err != nil {
-			return fmt.Errorf("cannot begin transaction: %w", err)
+		if err := p.step(ctx, sess, fs); err != nil {
+			return err
 		}
-		var perr error
-		fs.EachPartition(func(fp kgo.FetchTopicPartition) {
-			if perr != nil {
-				return
-			}
-			perr = p.handle(ctx, fp)
-		})
-		p.mu.Lock()
-		if perr == nil {
-			perr = p.prodErr
-		}
-		p.prodErr = nil
-		p.mu.Unlock()
-		try := kgo.TryCommit
-		if perr != nil {
-			try = kgo.TryAbort
-		}
-		committed, err := sess.End(ctx, try)
-		if err != nil {
-			return fmt.Errorf("cannot end transaction: %w", err)
-		}
-		if perr != nil {
-			return perr
-		}
-		if !committed {
-			stats.Aborts.Add(1)
-			log.Info("transaction aborted (rebalance); restoring operator state from the changelog")
-			clear(p.engines)
-			continue
-		}
-		stats.Transactions.Add(1)
 	}
 }
 
-// handle runs the records of one partition through its engine and produces
-// the engine's changed state.
-func (p *processor) handle(ctx context.Context, fp kgo.FetchTopicPartition) error {
-	eng, err := p.engine(ctx, fp.Partition)
-	if err != nil {
+// step processes one poll: outputs in one transaction, then state, positions
+// and offsets in another.
+func (p *processor) step(ctx context.Context, sess *kgo.GroupTransactSession, fs kgo.Fetches) error {
+	if err := p.out.BeginTransaction(); err != nil {
+		return fmt.Errorf("cannot begin output transaction: %w", err)
+	}
+	var state []*kgo.Record
+	var perr error
+	fs.EachPartition(func(fp kgo.FetchTopicPartition) {
+		if perr == nil {
+			state, perr = p.handle(ctx, fp, state)
+		}
+	})
+	if perr == nil {
+		perr = p.takeErr()
+	}
+	if perr != nil {
+		_ = p.out.EndTransaction(ctx, kgo.TryAbort)
+		return perr
+	}
+	if err := p.out.Flush(ctx); err != nil {
+		return fmt.Errorf("cannot flush outputs: %w", err)
+	}
+	if err := p.takeErr(); err != nil {
+		_ = p.out.EndTransaction(ctx, kgo.TryAbort)
 		return err
 	}
-	p.current = fp.Partition
+	if err := p.out.EndTransaction(ctx, kgo.TryCommit); err != nil {
+		return fmt.Errorf("cannot commit outputs: %w", err)
+	}
+
+	if err := sess.Begin(); err != nil {
+		return fmt.Errorf("cannot begin state transaction: %w", err)
+	}
+	for _, r := range state {
+		sess.Produce(ctx, r, p.promise)
+	}
+	committed, err := sess.End(ctx, kgo.TryCommit)
+	if err != nil {
+		return fmt.Errorf("cannot commit operator state: %w", err)
+	}
+	if perr := p.takeErr(); perr != nil {
+		return perr
+	}
+	if !committed {
+		p.stats.Aborts.Add(1)
+		p.log.Info("state transaction aborted (rebalance); restoring operator state from the changelog")
+		clear(p.parts)
+		return nil
+	}
+	p.stats.Transactions.Add(1)
+	return nil
+}
+
+// handle runs the records of one partition through its engine and appends
+// the partition's changed state and position to state.
+func (p *processor) handle(ctx context.Context, fp kgo.FetchTopicPartition, state []*kgo.Record) ([]*kgo.Record, error) {
+	ps, err := p.partition(ctx, fp.Partition)
+	if err != nil {
+		return state, err
+	}
 	var t schemas.Trade
 	for _, r := range fp.Records {
+		if r.Offset < ps.pos.Offset {
+			p.stats.Redelivered.Add(1) // already reflected by the restored state
+			continue
+		}
+		ps.pos.Offset = r.Offset + 1
+		if src, seq, ok := sourceSeq(r); ok {
+			if last, seen := ps.pos.Seq[src]; seen && seq <= last {
+				p.stats.Redelivered.Add(1) // produced again after an ingest crash
+				continue
+			}
+			if ps.pos.Seq == nil {
+				ps.pos.Seq = map[string]int64{}
+			}
+			ps.pos.Seq[src] = seq
+		}
 		t.Reset()
 		if err := proto.Unmarshal(r.Value, &t); err != nil {
 			p.dlq(r.Value, "malformed record: "+err.Error(), "")
 			continue
 		}
 		p.stats.Trades.Add(1)
-		eng.Push(&t)
+		ps.eng.Push(&t)
 	}
-	for _, key := range eng.DirtyKeys() {
-		p.produce(ctx, &kgo.Record{Topic: schemas.TopicState, Partition: fp.Partition, Key: []byte(key), Value: eng.AppendState(nil, key)})
+	for _, key := range ps.eng.DirtyKeys() {
+		state = append(state, &kgo.Record{Topic: schemas.TopicState, Partition: fp.Partition, Key: []byte(key), Value: ps.eng.AppendState(nil, key)})
 	}
-	eng.ClearDirty()
-	return nil
+	ps.eng.ClearDirty()
+	pos, _ := json.Marshal(ps.pos)
+	state = append(state, &kgo.Record{Topic: schemas.TopicState, Partition: fp.Partition, Key: []byte(PositionKey), Value: pos})
+	return state, nil
 }
 
-// engine returns the engine of a partition, restoring it from the changelog
-// if this instance does not hold it.
-func (p *processor) engine(ctx context.Context, part int32) (*operators.Engine, error) {
-	if e := p.engines[part]; e != nil {
-		return e, nil
+// sourceSeq reads the ingest headers of a record.
+func sourceSeq(r *kgo.Record) (string, int64, bool) {
+	var src []byte
+	var seq int64 = -1
+	for _, h := range r.Headers {
+		switch h.Key {
+		case HeaderSource:
+			src = h.Value
+		case HeaderSeq:
+			if n, err := strconv.ParseInt(string(h.Value), 10, 64); err == nil {
+				seq = n
+			}
+		}
+	}
+	if src == nil || seq < 0 {
+		return "", 0, false
+	}
+	return string(bytes.Clone(src)), seq, true
+}
+
+// partition returns the state of a partition, restoring it from the
+// changelog if this instance does not hold it.
+func (p *processor) partition(ctx context.Context, part int32) (*partitionState, error) {
+	if ps := p.parts[part]; ps != nil {
+		return ps, nil
 	}
 	e := operators.NewEngine(p.cfg.Operators, operators.Emit{
 		Candle:   p.emitCandle,
@@ -211,6 +318,13 @@ func (p *processor) engine(ctx context.Context, part int32) (*operators.Engine, 
 	if err != nil {
 		return nil, fmt.Errorf("cannot restore operator state of partition %d: %w", part, err)
 	}
+	ps := &partitionState{eng: e}
+	if v, ok := last[PositionKey]; ok {
+		if err := json.Unmarshal(v, &ps.pos); err != nil {
+			return nil, fmt.Errorf("cannot restore the position of partition %d: %w", part, err)
+		}
+		delete(last, PositionKey)
+	}
 	keys := make([]string, 0, len(last))
 	for k := range last {
 		keys = append(keys, k)
@@ -223,22 +337,32 @@ func (p *processor) engine(ctx context.Context, part int32) (*operators.Engine, 
 	}
 	p.stats.Restores.Add(1)
 	if len(keys) > 0 {
-		p.log.Info("operator state restored", "partition", part, "keys", len(keys))
+		p.log.Info("operator state restored", "partition", part, "keys", len(keys), "offset", ps.pos.Offset)
 	}
-	p.engines[part] = e
-	return e, nil
+	p.parts[part] = ps
+	return ps, nil
 }
 
-func (p *processor) produce(ctx context.Context, r *kgo.Record) {
-	p.sess.Produce(ctx, r, func(_ *kgo.Record, err error) {
-		if err != nil {
-			p.mu.Lock()
-			if p.prodErr == nil {
-				p.prodErr = fmt.Errorf("cannot produce to %s: %w", r.Topic, err)
-			}
-			p.mu.Unlock()
+func (p *processor) promise(r *kgo.Record, err error) {
+	if err != nil {
+		p.mu.Lock()
+		if p.prodErr == nil {
+			p.prodErr = fmt.Errorf("cannot produce to %s: %w", r.Topic, err)
 		}
-	})
+		p.mu.Unlock()
+	}
+}
+
+func (p *processor) takeErr() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	err := p.prodErr
+	p.prodErr = nil
+	return err
+}
+
+func (p *processor) emit(r *kgo.Record) {
+	p.out.Produce(context.Background(), r, p.promise)
 }
 
 func (p *processor) emitCandle(c *schemas.Candle) {
@@ -247,7 +371,7 @@ func (p *processor) emitCandle(c *schemas.Candle) {
 		panic("BUG: cannot marshal candle: " + err.Error())
 	}
 	p.stats.Candles.Add(1)
-	p.produce(context.Background(), &kgo.Record{Topic: schemas.TopicCandles, Key: []byte(c.Symbol + "|" + c.Venue), Value: v})
+	p.emit(&kgo.Record{Topic: schemas.TopicCandles, Key: []byte(c.Symbol + "|" + c.Venue), Value: v})
 }
 
 func (p *processor) emitDocument(d *schemas.IntelligenceDocument) {
@@ -256,7 +380,7 @@ func (p *processor) emitDocument(d *schemas.IntelligenceDocument) {
 		panic("BUG: cannot marshal document: " + err.Error())
 	}
 	p.stats.Documents.Add(1)
-	p.produce(context.Background(), &kgo.Record{Topic: schemas.TopicSignals, Key: []byte(d.Symbol + "|" + d.Window), Value: v})
+	p.emit(&kgo.Record{Topic: schemas.TopicSignals, Key: []byte(d.Symbol + "|" + d.Window), Value: v})
 }
 
 func (p *processor) emitReject(t *schemas.Trade, reason string) {
@@ -272,20 +396,8 @@ func (p *processor) dlq(value []byte, reason, source string) {
 	if p.cfg.Stats != nil {
 		p.cfg.Stats.Reject(source, reason)
 	}
-	p.produce(context.Background(), &kgo.Record{
+	p.emit(&kgo.Record{
 		Topic: schemas.TopicTradesDLQ, Key: []byte(source), Value: value,
 		Headers: []kgo.RecordHeader{{Key: "reason", Value: []byte(reason)}, {Key: "source", Value: []byte(source)}, {Key: "stage", Value: []byte("operators")}},
 	})
-}
-
-// statePartitioner puts operator state records in the partition the record
-// names (the input partition they belong to) and hashes every other keyed
-// record like Kafka's default partitioner.
-type statePartitioner struct{}
-
-func (statePartitioner) ForTopic(topic string) kgo.TopicPartitioner {
-	if topic == schemas.TopicState {
-		return kgo.ManualPartitioner().ForTopic(topic)
-	}
-	return kgo.StickyKeyPartitioner(nil).ForTopic(topic)
 }

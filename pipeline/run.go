@@ -80,7 +80,15 @@ func Run(ctx context.Context, cfg RunConfig) error {
 		}
 	}
 	brokers := cfg.Brokers
+	// The embedded broker aborts the transactions a crash cut off when it
+	// reloads, but writes no abort markers; readers then skip that producer
+	// id's later records until an abort marker that never comes. So on the
+	// embedded broker every start uses fresh transactional ids (new producer
+	// ids); zombie fencing needs none there, as one process owns the broker.
+	// A real cluster writes the markers, and keeps stable ids for fencing.
+	txnSuffix := ""
 	if len(brokers) == 0 {
+		txnSuffix = "-" + strconv.FormatInt(time.Now().UnixNano(), 36)
 		emb, err := StartEmbedded(cfg.KafkaListen, cfg.DataDir, log)
 		if err != nil {
 			return err
@@ -110,12 +118,12 @@ func Run(ctx context.Context, cfg RunConfig) error {
 	if has("ingest") {
 		for _, spec := range cfg.Sources {
 			spec := spec
-			g.Go(func() error { return runSource(gctx, cfg, brokers, spec, log) })
+			g.Go(func() error { return runSource(gctx, cfg, brokers, spec, txnSuffix, log) })
 		}
 	}
 	if has("process") {
 		g.Go(func() error {
-			return Process(gctx, ProcessConfig{Brokers: brokers, InstanceID: cfg.InstanceID, Operators: cfg.Operators, Stats: cfg.Stats, Logger: log}, cfg.Proc)
+			return Process(gctx, ProcessConfig{Brokers: brokers, InstanceID: cfg.InstanceID, TxnSuffix: txnSuffix, Operators: cfg.Operators, Stats: cfg.Stats, Logger: log}, cfg.Proc)
 		})
 	}
 	if has("views") && cfg.Views != nil {
@@ -193,12 +201,12 @@ func ParseSourceSpec(s string) (SourceSpec, error) {
 
 // runSource opens one source spec, resumes it from its checkpoint and ingests
 // it.
-func runSource(ctx context.Context, cfg RunConfig, brokers []string, spec string, log *slog.Logger) error {
+func runSource(ctx context.Context, cfg RunConfig, brokers []string, spec, txnSuffix string, log *slog.Logger) error {
 	sp, err := ParseSourceSpec(spec)
 	if err != nil {
 		return err
 	}
-	icfg := IngestConfig{Brokers: brokers, Speed: cfg.ReplaySpeed, Stats: cfg.Stats, Logger: log}
+	icfg := IngestConfig{Brokers: brokers, Speed: cfg.ReplaySpeed, Stats: cfg.Stats, Logger: log, TxnSuffix: txnSuffix}
 	var src sources.Source
 	var resume Checkpoint
 	switch sp.Kind {

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"os/exec"
 	"sort"
 	"strconv"
 	"strings"
@@ -92,6 +93,11 @@ func waitDone(t *testing.T, brokers []string, timeout time.Duration) {
 			return
 		}
 		time.Sleep(200 * time.Millisecond)
+	}
+	for _, iso := range []string{"read_committed", "read_uncommitted"} {
+		out, _ := exec.Command("kcat", "-b", brokers[0], "-C", "-t", schemas.TopicSourceOffsets, "-o", "-12", "-e", "-q",
+			"-X", "isolation.level="+iso, "-f", "%o %k %s\n").CombinedOutput()
+		t.Logf("tail of %s (%s, kcat):\n%s", schemas.TopicSourceOffsets, iso, out)
 	}
 	t.Fatalf("pipeline did not finish within %s: sources finished %v (%v), operator lag %d (%v)", timeout, fin, ferr, lag, lerr)
 }
