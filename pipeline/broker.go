@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"github.com/twmb/franz-go/pkg/kfake"
 )
@@ -32,7 +33,7 @@ func StartEmbedded(listen, dataDir string, logger *slog.Logger) (*Embedded, erro
 			return net.Listen(network, listen)
 		}),
 		// Producers use transactions; allow long batches at max replay speed.
-		kfake.BrokerConfigs(map[string]string{"transaction.max.timeout.ms": "900000"}),
+		kfake.BrokerConfigs(map[string]string{"transaction.max.timeout.ms": "900000", "message.max.bytes": strconv.Itoa(MaxRecordBytes)}),
 	}
 	if dataDir != "" {
 		dir := filepath.Join(dataDir, "kafka")

@@ -67,6 +67,7 @@ func ReadCommitted(ctx context.Context, brokers []string, topic string, partitio
 		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: starts}),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
 		kgo.FetchMaxWait(100*time.Millisecond),
+		kgo.FetchMaxPartitionBytes(MaxRecordBytes),
 	)
 	if err != nil {
 		return fmt.Errorf("cannot create Kafka reader: %w", err)

@@ -129,6 +129,8 @@ func Ingest(ctx context.Context, cfg IngestConfig, src sources.Source, resume Ch
 		kgo.TransactionTimeout(2*time.Minute),
 		kgo.ProducerLinger(2*time.Millisecond),
 		kgo.MaxBufferedRecords(100_000),
+		kgo.ProducerBatchCompression(kgo.NoCompression()),
+		kgo.ProducerBatchMaxBytes(4<<20),
 	)
 	if err != nil {
 		return fmt.Errorf("cannot create Kafka producer for %s: %w", name, err)

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sort"
 	"strconv"
 	"sync"
@@ -36,6 +38,11 @@ type ProcessConfig struct {
 	Logger     *slog.Logger
 	// TxnSuffix is appended to the transactional ids; see RunConfig.
 	TxnSuffix string
+	// CheckpointInterval is how often the operator state, positions and
+	// consumer offsets are committed (outputs are committed every poll).
+	// Longer means less state written; after a crash the operators replay
+	// at most this much input, re-emitting identical outputs. Default 1s.
+	CheckpointInterval time.Duration
 	// MaxPollRecords bounds the records handled in one transaction.
 	MaxPollRecords int
 }
@@ -65,8 +72,19 @@ type position struct {
 
 // partitionState is the engine and position of one input partition.
 type partitionState struct {
-	eng *operators.Engine
-	pos position
+	eng     *operators.Engine
+	pos     position
+	dirty   bool // processed records since the last checkpoint
+	rewound bool // the consumer position was checked against pos
+}
+
+func (p *processor) anyDirty() bool {
+	for _, ps := range p.parts {
+		if ps.dirty {
+			return true
+		}
+	}
+	return false
 }
 
 // processor holds the per-partition engines of one operator instance.
@@ -80,29 +98,32 @@ type processor struct {
 	dropAll atomic.Bool
 	marshal proto.MarshalOptions
 
+	lastCheckpoint time.Time
+
 	mu      sync.Mutex
 	prodErr error
 }
 
-// Process runs the operator loop until ctx ends. For every poll of
-// mi.trades.v1 (consumer group, read committed) it runs one operators.Engine
-// per partition and commits in two transactions, in this order:
+// Process runs the operator loop until ctx ends. It consumes mi.trades.v1
+// in the consumer group (read committed), runs one operators.Engine per
+// partition, and commits:
 //
-//  1. the outputs — candles, documents and dead letters — through an output
-//     producer;
-//  2. the changed operator state and each partition's position record, all
-//     in mi.state.v1 under the input's partition number, together with the
-//     consumer offsets, through the group session.
+//  1. every poll, the outputs — candles, documents and dead letters — in a
+//     transaction of an output producer;
+//  2. every CheckpointInterval, in a transaction of the group session, the
+//     state of every symbol the engines changed since the last checkpoint
+//     and each partition's position record, all in mi.state.v1 under the
+//     input's partition number, together with the consumer offsets.
 //
 // A crash, or a broker that commits only some partitions of a transaction,
-// can therefore leave outputs committed whose state is not; the restarted
-// operator restores the older state and processes the same input again,
-// which yields byte-identical outputs (the operators are deterministic). The
-// state of a partition and its position are in one partition of one topic,
-// so they commit or abort together: the state is never ahead of or behind
-// the input it claims to reflect. After a rebalance or an aborted
-// transaction the instance drops its engines and restores them from
-// mi.state.v1.
+// can leave outputs committed whose state is not; the restarted operator
+// restores the last checkpoint and processes the same input again, which
+// yields byte-identical outputs (the operators are deterministic). A
+// partition's state and its position are in one partition of one topic, so
+// they commit or abort together: the state never claims input it does not
+// reflect. After a rebalance or an aborted checkpoint the instance drops its
+// engines, restores them from mi.state.v1 and rewinds its consumer to the
+// restored positions.
 func Process(ctx context.Context, cfg ProcessConfig, stats *ProcessStats) error {
 	if cfg.Group == "" {
 		cfg.Group = "mi-operators"
@@ -112,6 +133,9 @@ func Process(ctx context.Context, cfg ProcessConfig, stats *ProcessStats) error 
 	}
 	if cfg.MaxPollRecords <= 0 {
 		cfg.MaxPollRecords = 20_000
+	}
+	if cfg.CheckpointInterval <= 0 {
+		cfg.CheckpointInterval = time.Second
 	}
 	if stats == nil {
 		stats = &ProcessStats{}
@@ -136,6 +160,8 @@ func Process(ctx context.Context, cfg ProcessConfig, stats *ProcessStats) error 
 		kgo.OnPartitionsRevoked(onChange),
 		kgo.OnPartitionsLost(onChange),
 		kgo.RecordPartitioner(kgo.ManualPartitioner()),
+		kgo.ProducerBatchMaxBytes(MaxRecordBytes),
+		kgo.FetchMaxPartitionBytes(MaxRecordBytes),
 		kgo.ProducerLinger(2*time.Millisecond),
 		kgo.FetchMaxWait(200*time.Millisecond),
 	)
@@ -149,6 +175,8 @@ func Process(ctx context.Context, cfg ProcessConfig, stats *ProcessStats) error 
 		kgo.TransactionTimeout(2*time.Minute),
 		kgo.ProducerLinger(2*time.Millisecond),
 		kgo.MaxBufferedRecords(200_000),
+		kgo.ProducerBatchCompression(kgo.NoCompression()),
+		kgo.ProducerBatchMaxBytes(4<<20),
 	)
 	if err != nil {
 		return fmt.Errorf("cannot create operator output producer: %w", err)
@@ -156,7 +184,11 @@ func Process(ctx context.Context, cfg ProcessConfig, stats *ProcessStats) error 
 	defer out.Close()
 	p.sess, p.out = sess, out
 	for {
-		fs := sess.PollRecords(ctx, cfg.MaxPollRecords)
+		// Polls block until records arrive; the bounded context lets an
+		// idle loop still commit its pending checkpoint.
+		pctx, cancel := context.WithTimeout(ctx, cfg.CheckpointInterval)
+		fs := sess.PollRecords(pctx, cfg.MaxPollRecords)
+		cancel()
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -165,13 +197,20 @@ func Process(ctx context.Context, cfg ProcessConfig, stats *ProcessStats) error 
 		}
 		var ferr error
 		fs.EachError(func(t string, part int32, err error) {
-			ferr = fmt.Errorf("cannot fetch %s[%d]: %w", t, part, err)
+			if !errors.Is(err, context.DeadlineExceeded) {
+				ferr = fmt.Errorf("cannot fetch %s[%d]: %w", t, part, err)
+			}
 		})
 		if ferr != nil {
 			log.Warn("fetch failed; retrying", "err", ferr)
 			continue
 		}
 		if fs.NumRecords() == 0 {
+			if p.anyDirty() && time.Since(p.lastCheckpoint) >= cfg.CheckpointInterval {
+				if err := p.checkpoint(ctx, sess); err != nil {
+					return err
+				}
+			}
 			continue
 		}
 		if p.dropAll.Swap(false) {
@@ -189,11 +228,10 @@ func (p *processor) step(ctx context.Context, sess *kgo.GroupTransactSession, fs
 	if err := p.out.BeginTransaction(); err != nil {
 		return fmt.Errorf("cannot begin output transaction: %w", err)
 	}
-	var state []*kgo.Record
 	var perr error
 	fs.EachPartition(func(fp kgo.FetchTopicPartition) {
 		if perr == nil {
-			state, perr = p.handle(ctx, fp, state)
+			perr = p.handle(ctx, fp)
 		}
 	})
 	if perr == nil {
@@ -214,11 +252,34 @@ func (p *processor) step(ctx context.Context, sess *kgo.GroupTransactSession, fs
 		return fmt.Errorf("cannot commit outputs: %w", err)
 	}
 
+	if time.Since(p.lastCheckpoint) < p.cfg.CheckpointInterval {
+		return nil
+	}
+	return p.checkpoint(ctx, sess)
+}
+
+// checkpoint commits the state every engine changed since the last
+// checkpoint, with each partition's position and the consumer offsets, in
+// one transaction.
+func (p *processor) checkpoint(ctx context.Context, sess *kgo.GroupTransactSession) error {
+	p.lastCheckpoint = time.Now()
 	if err := sess.Begin(); err != nil {
 		return fmt.Errorf("cannot begin state transaction: %w", err)
 	}
-	for _, r := range state {
-		sess.Produce(ctx, r, p.promise)
+	parts := make([]int32, 0, len(p.parts))
+	for part, ps := range p.parts {
+		if ps.dirty {
+			parts = append(parts, part)
+		}
+	}
+	slices.Sort(parts)
+	for _, part := range parts {
+		ps := p.parts[part]
+		for _, key := range ps.eng.DirtyKeys() {
+			sess.Produce(ctx, &kgo.Record{Topic: schemas.TopicState, Partition: part, Key: []byte(key), Value: ps.eng.AppendState(nil, key)}, p.promise)
+		}
+		pos, _ := json.Marshal(ps.pos)
+		sess.Produce(ctx, &kgo.Record{Topic: schemas.TopicState, Partition: part, Key: []byte(PositionKey), Value: pos}, p.promise)
 	}
 	committed, err := sess.End(ctx, kgo.TryCommit)
 	if err != nil {
@@ -233,17 +294,32 @@ func (p *processor) step(ctx context.Context, sess *kgo.GroupTransactSession, fs
 		clear(p.parts)
 		return nil
 	}
+	for _, part := range parts {
+		p.parts[part].eng.ClearDirty()
+		p.parts[part].dirty = false
+	}
 	p.stats.Transactions.Add(1)
 	return nil
 }
 
-// handle runs the records of one partition through its engine and appends
-// the partition's changed state and position to state.
-func (p *processor) handle(ctx context.Context, fp kgo.FetchTopicPartition, state []*kgo.Record) ([]*kgo.Record, error) {
+// handle runs the records of one partition through its engine.
+func (p *processor) handle(ctx context.Context, fp kgo.FetchTopicPartition) error {
 	ps, err := p.partition(ctx, fp.Partition)
 	if err != nil {
-		return state, err
+		return err
 	}
+	if !ps.rewound && len(fp.Records) > 0 && fp.Records[0].Offset > ps.pos.Offset {
+		// The consumer is ahead of the restored state (engines dropped after
+		// a rebalance or an aborted checkpoint): go back to the position the
+		// state reflects and process from there. Once per restore, so a log
+		// whose start moved past the position cannot loop.
+		ps.rewound = true
+		p.sess.Client().SetOffsets(map[string]map[int32]kgo.EpochOffset{
+			schemas.TopicTrades: {fp.Partition: {Epoch: -1, Offset: ps.pos.Offset}},
+		})
+		return nil
+	}
+	ps.rewound = true
 	var t schemas.Trade
 	for _, r := range fp.Records {
 		if r.Offset < ps.pos.Offset {
@@ -269,13 +345,8 @@ func (p *processor) handle(ctx context.Context, fp kgo.FetchTopicPartition, stat
 		p.stats.Trades.Add(1)
 		ps.eng.Push(&t)
 	}
-	for _, key := range ps.eng.DirtyKeys() {
-		state = append(state, &kgo.Record{Topic: schemas.TopicState, Partition: fp.Partition, Key: []byte(key), Value: ps.eng.AppendState(nil, key)})
-	}
-	ps.eng.ClearDirty()
-	pos, _ := json.Marshal(ps.pos)
-	state = append(state, &kgo.Record{Topic: schemas.TopicState, Partition: fp.Partition, Key: []byte(PositionKey), Value: pos})
-	return state, nil
+	ps.dirty = true
+	return nil
 }
 
 // sourceSeq reads the ingest headers of a record.

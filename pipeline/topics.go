@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -11,6 +12,12 @@ import (
 
 	"github.com/marketintel/mi/schemas"
 )
+
+// MaxRecordBytes bounds one record batch. Operator state is one record per
+// symbol, and its dedupe horizon makes a busy symbol's record large (about
+// 1 MB at 2,000 trades/s), so the state topic and the embedded broker accept
+// batches up to this size.
+const MaxRecordBytes = 64 << 20
 
 // TopicSpec is one topic the pipeline needs.
 type TopicSpec struct {
@@ -57,6 +64,9 @@ func EnsureTopics(ctx context.Context, brokers []string, partitions int) error {
 		cfg := map[string]*string{}
 		if t.Compacted {
 			cfg["cleanup.policy"] = kadm.StringPtr("compact")
+		}
+		if t.Name == schemas.TopicState {
+			cfg["max.message.bytes"] = kadm.StringPtr(strconv.Itoa(MaxRecordBytes))
 		}
 		resp, err := adm.CreateTopic(ctx, p, 1, cfg, t.Name)
 		if err == nil {

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"syscall"
@@ -190,8 +191,20 @@ func cmdBench(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("mi bench pipeline", flag.ContinueOnError)
 	trades := fs.Int("trades", 2_000_000, "trades to push through the pipeline")
 	partitions := fs.Int("partitions", 4, "partitions of mi.trades.v1")
+	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile to this file")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
+	}
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			return fmt.Errorf("cannot create the CPU profile: %w", err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fmt.Errorf("cannot start the CPU profile: %w", err)
+		}
+		defer pprof.StopCPUProfile()
 	}
 	if *trades < 1000 || *trades > 1_000_000_000 {
 		return fmt.Errorf("cannot use --trades %d: accepted range 1000 to 1000000000", *trades)
