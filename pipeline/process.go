@@ -146,7 +146,14 @@ func Process(ctx context.Context, cfg ProcessConfig, stats *ProcessStats) error 
 	}
 	p := &processor{cfg: cfg, parts: map[int32]*partitionState{}, stats: stats, log: log,
 		marshal: proto.MarshalOptions{Deterministic: true}}
-	onChange := func(_ context.Context, _ *kgo.Client, _ map[string][]int32) { p.dropAll.Store(true) }
+	// Newly assigned partitions have no engine and are restored when their
+	// first records arrive; losing partitions invalidates the in-memory state
+	// past the last checkpoint, so every engine is rebuilt.
+	onChange := func(_ context.Context, _ *kgo.Client, m map[string][]int32) {
+		if len(m[schemas.TopicTrades]) > 0 {
+			p.dropAll.Store(true)
+		}
+	}
 	sess, err := kgo.NewGroupTransactSession(
 		kgo.SeedBrokers(cfg.Brokers...),
 		kgo.ConsumerGroup(cfg.Group),
@@ -156,7 +163,6 @@ func Process(ctx context.Context, cfg ProcessConfig, stats *ProcessStats) error 
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
 		kgo.RequireStableFetchOffsets(),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
-		kgo.OnPartitionsAssigned(onChange),
 		kgo.OnPartitionsRevoked(onChange),
 		kgo.OnPartitionsLost(onChange),
 		kgo.RecordPartitioner(kgo.ManualPartitioner()),

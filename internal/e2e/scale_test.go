@@ -18,7 +18,7 @@ import (
 // must equal those of one instance.
 func TestTwoOperatorInstancesOnExternalBrokers(t *testing.T) {
 	// 56 symbols, so every partition has work.
-	src := "sim:seed=3,start=2026-01-05T00:00:00Z,duration=20m,speed=max"
+	src := "sim:seed=3,start=2026-01-05T00:00:00Z,duration=45m,speed=max"
 
 	one := startPipeline(t, t.TempDir(), src)
 	waitDone(t, one.brokers, 2*time.Minute)
@@ -42,7 +42,10 @@ func TestTwoOperatorInstancesOnExternalBrokers(t *testing.T) {
 	a, b := &pipeline.ProcessStats{}, &pipeline.ProcessStats{}
 	run([]string{"ingest"}, "ingest", nil, src)
 	run([]string{"process"}, "op-a", a)
-	time.Sleep(time.Second)
+	// Join mid-stream: once the first instance is well under way.
+	for deadline := time.Now().Add(time.Minute); a.Trades.Load() < 50_000 && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+	}
 	run([]string{"process"}, "op-b", b)
 	waitDone(t, brokers, 3*time.Minute)
 	t.Logf("instance a consumed %d trades (%d restores), instance b %d (%d restores)", a.Trades.Load(), a.Restores.Load(), b.Trades.Load(), b.Restores.Load())
