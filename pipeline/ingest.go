@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/marketintel/mi/pipeline/sources"
 	"github.com/marketintel/mi/schemas"
@@ -200,7 +199,6 @@ func Ingest(ctx context.Context, cfg IngestConfig, src sources.Source, resume Ch
 	nameBytes := []byte(name)
 	var anchorEvent int64
 	var anchorWall time.Time
-	marshal := proto.MarshalOptions{Deterministic: true}
 	for {
 		rec, err := src.Next(ctx)
 		if errors.Is(err, io.EOF) {
@@ -250,10 +248,7 @@ func Ingest(ctx context.Context, cfg IngestConfig, src sources.Source, resume Ch
 		}
 		seq := []byte(strconv.FormatInt(committed+int64(pending), 10))
 		if t := rec.Trade; t != nil {
-			v, err := marshal.Marshal(t)
-			if err != nil {
-				panic("BUG: cannot marshal trade: " + err.Error())
-			}
+			v := schemas.AppendTrade(make([]byte, 0, 160), t)
 			cl.Produce(ctx, &kgo.Record{Topic: schemas.TopicTrades, Key: []byte(t.Symbol), Value: v,
 				Headers: []kgo.RecordHeader{{Key: HeaderSource, Value: nameBytes}, {Key: HeaderSeq, Value: seq}}}, promise)
 			stats.Trade(name, t.EventTimeNs, t.IngestTimeNs)

@@ -99,6 +99,7 @@ type processor struct {
 	marshal proto.MarshalOptions
 
 	lastCheckpoint time.Time
+	intern         schemas.Interner
 
 	mu      sync.Mutex
 	prodErr error
@@ -343,8 +344,7 @@ func (p *processor) handle(ctx context.Context, fp kgo.FetchTopicPartition) erro
 			}
 			ps.pos.Seq[src] = seq
 		}
-		t.Reset()
-		if err := proto.Unmarshal(r.Value, &t); err != nil {
+		if err := schemas.UnmarshalTrade(r.Value, &t, &p.intern); err != nil {
 			p.dlq(r.Value, "malformed record: "+err.Error(), "")
 			continue
 		}
