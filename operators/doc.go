@@ -1,6 +1,7 @@
 // Package operators holds the pure stream operators of one input partition:
 // validation, watermarks, dedupe, closed 1-minute candles, trailing 1m/5m/15m
-// windows, large-trade detection and intelligence documents.
+// windows, large-trade detection, intelligence documents, and the baselines,
+// scores, signals and signal lifecycle inside them.
 //
 // Operators do no I/O, read no clock and start no goroutines. Time comes only
 // from the event times of the trades pushed in, and output leaves through the
@@ -9,5 +10,7 @@
 // engine restored from its checkpointed state (see [Engine.AppendState])
 // continues exactly as the original would have.
 //
-// The rules, defaults and edge cases are written down in docs/operators.md.
+// The rules, defaults and edge cases are written down in docs/operators.md;
+// the baselines, scores, event types, signals and lifecycle in
+// docs/signals.md.
 package operators

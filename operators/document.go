@@ -48,7 +48,14 @@ func (e *Engine) emitDocuments(sec int64) {
 func (e *Engine) emitSymbolDocuments(sym *symbol, sec int64) {
 	for w := range numWindows {
 		e.fillDocument(sym, w, sec)
+		if e.fillSignals(sym, w) {
+			e.markDirty(sym)
+		}
 		e.emit.Document(&e.docOut)
+		if e.pendingChange {
+			e.pendingChange = false
+			e.emit.SignalChange(&e.changeOut)
+		}
 	}
 }
 
@@ -159,6 +166,19 @@ type idArena struct {
 }
 
 const idArenaSize = 64 << 10
+
+// str returns a string with the bytes of b, carved from the arena.
+func (a *idArena) str(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if cap(a.buf)-len(a.buf) < len(b) {
+		a.buf = make([]byte, 0, max(idArenaSize, len(b)))
+	}
+	start := len(a.buf)
+	a.buf = append(a.buf, b...)
+	return unsafe.String(&a.buf[start], len(b))
+}
 
 // id returns symbol+"-"+window+"-"+unix seconds.
 func (a *idArena) id(symbol, window string, sec int64) string {

@@ -58,6 +58,10 @@ type Emit struct {
 	// reason: "late", "duplicate", "future timestamp", "out of range: ...",
 	// or the text of the schemas.Validate error.
 	Reject func(t *schemas.Trade, reason string)
+	// SignalChange receives each change of a symbol×window's signal, right
+	// after the document that changed it; not for the very first document
+	// of a symbol×window.
+	SignalChange func(c *schemas.SignalChange)
 }
 
 // Engine is the operator chain of one input partition (many symbols). It is
@@ -91,7 +95,13 @@ type Engine struct {
 	docOut    schemas.IntelligenceDocument
 	obsOut    schemas.Observations
 	qualOut   schemas.Quality
+	interpOut schemas.Interpretation
+	changeOut schemas.SignalChange
+	evidence  []string
+	scratch   []byte
 	ids       idArena
+
+	pendingChange bool // changeOut is due after the current document
 }
 
 // symbol is the state of one symbol (one state key).
@@ -109,6 +119,8 @@ type symbol struct {
 	dedupe     dedupe
 	series     []*series // candle series in first-seen order
 	win        [numWindows]ring
+	base       [numWindows]baseline  // per window: samples of aligned windows
+	life       [numWindows]lifecycle // per window: signal lifecycle
 }
 
 // NewEngine returns an engine with empty state. It panics if cfg is invalid:
@@ -125,6 +137,9 @@ func NewEngine(cfg Config, emit Emit) *Engine {
 	}
 	if emit.Reject == nil {
 		emit.Reject = func(*schemas.Trade, string) {}
+	}
+	if emit.SignalChange == nil {
+		emit.SignalChange = func(*schemas.SignalChange) {}
 	}
 	e := &Engine{
 		cfg:      cfg,
@@ -305,7 +320,16 @@ func (e *Engine) insert(sym *symbol, t *schemas.Trade, hash uint64) {
 	// buckets still in a current window.
 	for w := range sym.win {
 		width := bucketNs(w)
-		if head := floorDiv(sym.lastNs, width); !hadLast || head != floorDiv(oldLast, width) {
+		head := floorDiv(sym.lastNs, width)
+		if !hadLast {
+			sym.win[w].advance(head)
+			continue
+		}
+		if oldHead := floorDiv(oldLast, width); head != oldHead {
+			// Aligned windows close before the ring drops their buckets.
+			if from, to := floorDiv(oldHead, bucketsPerWindow), floorDiv(head, bucketsPerWindow); to > from {
+				sym.base[w].closeWindows(&sym.win[w], from, to)
+			}
 			sym.win[w].advance(head)
 		}
 	}

@@ -85,6 +85,14 @@ func checkOutput(tb testing.TB) Emit {
 				(d.TradeCount > 0 && !(d.Observations.Low <= d.Observations.High)) {
 				tb.Fatalf("bad document %v", d)
 			}
+			for _, s := range []float64{d.MomentumScore, d.ActivityScore, d.AnomalyScore, d.ConfidenceScore} {
+				if s < 0 || s > 100 {
+					tb.Fatalf("score out of [0, 100] in %v", d)
+				}
+			}
+			if math.Abs(d.ActivityZScore) > zClamp || math.Abs(d.VolumeZScore) > zClamp || d.SignalAgeSeconds < 0 {
+				tb.Fatalf("bad z-score or age in %v", d)
+			}
 		},
 		Reject: func(*schemas.Trade, string) {},
 	}

@@ -28,6 +28,7 @@ type recorder struct {
 
 	candles []*schemas.Candle
 	docs    []*schemas.IntelligenceDocument
+	changes []*schemas.SignalChange
 	rejects []string // reasons
 }
 
@@ -52,6 +53,14 @@ func (r *recorder) emit() Emit {
 			}
 			r.add(d, renderDoc(r.base, d))
 			r.docs = append(r.docs, proto.Clone(d).(*schemas.IntelligenceDocument))
+		},
+		SignalChange: func(c *schemas.SignalChange) {
+			if r.binOnly {
+				r.add(c, "")
+				return
+			}
+			r.add(c, renderChange(r.base, c))
+			r.changes = append(r.changes, proto.Clone(c).(*schemas.SignalChange))
 		},
 		Reject: func(t *schemas.Trade, reason string) {
 			b, err := marshalDet.Marshal(t)
@@ -116,7 +125,21 @@ func renderDoc(base int64, d *schemas.IntelligenceDocument) string {
 		ff(d.LargeBuyVolume), ff(d.LargeSellVolume), ff(d.MaxTradeSize), ff(d.MaxTradeNotional), d.DominantSide,
 		ff(o.WindowSeconds), ff(o.PreviousVolume), o.PreviousTradeCount, ff(o.FirstPrice), ff(o.LargeTradeThresholdUsd),
 		ff(o.High), ff(o.Low), ff(o.Vwap), q.LateTrades, q.DuplicateTrades, ff(q.UnknownSideShare),
-		strings.Join(q.Venues, ","), q.VenueCount)
+		strings.Join(q.Venues, ","), q.VenueCount) +
+		fmt.Sprintf("\n    sig %s/%s %s prev=%s since=%s age=%d mom=%s act=%s anom=%s conf=%s event=%s"+
+			" base=%d/%t amult=%s vmult=%s az=%s vz=%s medv=%s medn=%s interp=%s/%s/%s/%s\n    evidence %s",
+			d.Signal, d.SignalStrength, d.LifecycleState, d.PreviousSignal, offset(base, d.SignalChangedAtNs), d.SignalAgeSeconds,
+			ff(d.MomentumScore), ff(d.ActivityScore), ff(d.AnomalyScore), ff(d.ConfidenceScore), d.EventType,
+			d.BaselineSamples, d.BaselineReady, ff(d.ActivityMultiple), ff(d.VolumeMultiple), ff(d.ActivityZScore), ff(d.VolumeZScore),
+			ff(o.BaselineVolumeMedian), ff(o.BaselineTradeCountMedian), d.Interpretation.Momentum, d.Interpretation.Activity,
+			d.Interpretation.Buying, d.Interpretation.RelativeStrength, strings.Join(d.Evidence, " | "))
+}
+
+func renderChange(base int64, c *schemas.SignalChange) string {
+	return fmt.Sprintf("change %s %s at=%s %s -> %s/%s version=%s doc=%s price=%s mom=%s act=%s anom=%s conf=%s bp=%s event=%s vol=%s n=%d base=%d",
+		c.Symbol, c.Window, offset(base, c.ChangedAtNs), c.PreviousSignal, c.Signal, c.SignalStrength, c.AlgorithmVersion, c.DocumentId,
+		ff(c.Price), ff(c.MomentumScore), ff(c.ActivityScore), ff(c.AnomalyScore), ff(c.ConfidenceScore), ff(c.BuyPressure),
+		c.EventType, ff(c.Volume), c.TradeCount, c.BaselineSamples)
 }
 
 // tr builds a test trade at offset off from testBase. The notional is

@@ -10,8 +10,9 @@ import (
 	"github.com/marketintel/mi/schemas"
 )
 
-// stateVersion is the first byte of every encoded state.
-const stateVersion = 1
+// stateVersion is the first byte of every encoded state. Version 2 added
+// baselines and signal lifecycles; version 1 data is rejected.
+const stateVersion = 2
 
 // ErrCorruptState is wrapped by every error RestoreState returns for data it
 // cannot decode.
@@ -237,7 +238,72 @@ func (sym *symbol) appendState(b []byte) []byte {
 	for w := range sym.win {
 		b = appendRing(b, sym, w)
 	}
+	for w := range sym.base {
+		b = appendBaseline(b, &sym.base[w])
+		b = appendLifecycle(b, &sym.life[w])
+	}
 	return b
+}
+
+// appendBaseline appends a baseline: primed flag, number of samples, then
+// the samples oldest first (count, volume, range).
+func appendBaseline(b []byte, bl *baseline) []byte {
+	var flags uint64
+	if bl.primed {
+		flags = 1
+	}
+	b = binary.AppendUvarint(b, flags)
+	b = binary.AppendUvarint(b, uint64(bl.n))
+	for i := range int(bl.n) {
+		v, c, r := bl.at(i)
+		b = binary.AppendUvarint(b, uint64(c))
+		b = appendFloat(b, v)
+		b = appendFloat(b, r)
+	}
+	return b
+}
+
+func decodeBaseline(d *decoder, bl *baseline, hasLast bool) {
+	flags := d.uvarint()
+	d.check(flags <= 1, "unknown baseline flags")
+	bl.primed = flags == 1
+	d.check(!bl.primed || hasLast, "baseline without trades")
+	n := d.count(baselineSize)
+	d.check(n == 0 || bl.primed, "samples of an unprimed baseline")
+	for range n {
+		if d.err != nil {
+			return
+		}
+		c := d.uint32()
+		v := d.nonNegativeFloat()
+		r := d.nonNegativeFloat()
+		d.check(c > 0 || (v == 0 && r == 0), "volume of an empty sample")
+		bl.push(v, c, r)
+	}
+	bl.recompute()
+}
+
+// appendLifecycle appends a lifecycle: the signal code, then, when there
+// is a signal, the previous code and the time the signal began.
+func appendLifecycle(b []byte, lc *lifecycle) []byte {
+	b = binary.AppendUvarint(b, uint64(lc.signal))
+	if lc.signal != 0 {
+		b = binary.AppendUvarint(b, uint64(lc.previous))
+		b = binary.AppendVarint(b, lc.changedNs/nsPerSecond)
+	}
+	return b
+}
+
+func decodeLifecycle(d *decoder, lc *lifecycle) {
+	lc.signal = uint8(d.uvarintBelow(uint64(len(signalNames))))
+	if lc.signal == 0 {
+		return
+	}
+	lc.previous = uint8(d.uvarintBelow(uint64(len(signalNames))))
+	d.check(lc.previous != lc.signal, "previous signal equals the signal")
+	sec := d.varint()
+	d.check(sec >= schemas.MinEventTimeNs/nsPerSecond-1 && sec < schemas.MaxEventTimeNs/nsPerSecond, "signal change out of range")
+	lc.changedNs = sec * nsPerSecond
 }
 
 // appendRing appends the encoding of the ring of window w of sym.
@@ -447,6 +513,10 @@ func decodeSymbol(d *decoder, name string) (*symbol, error) {
 			d.check(p.count > 0, "empty previous bucket")
 			r.prev = append(r.prev, p)
 		}
+	}
+	for w := range sym.base {
+		decodeBaseline(d, &sym.base[w], sym.hasLast)
+		decodeLifecycle(d, &sym.life[w])
 	}
 	d.end()
 	if d.err != nil {

@@ -97,6 +97,8 @@ func TestRestoreEquivalence(t *testing.T) {
 	cfg = DefaultConfig()
 	cfg.LatenessOnchainDEX = 150 * time.Second
 	f(cfg, restoreTrades(), 3)
+	// Long and sparse: baselines of 1m and 5m become ready, signals change.
+	f(DefaultConfig(), genTrades(genOptions{seed: 9, n: 5000, symbols: 3, step: 800 * time.Millisecond, dupEvery: 37, oddEvery: 53}), 4)
 }
 
 // TestDeterminism checks that two engines fed the same sequence emit the

@@ -49,13 +49,15 @@ type ProcessConfig struct {
 
 // ProcessStats are the operator loop's counters.
 type ProcessStats struct {
-	Trades       atomic.Uint64
-	Candles      atomic.Uint64
-	Documents    atomic.Uint64
-	Rejected     atomic.Uint64
-	Transactions atomic.Uint64
-	Aborts       atomic.Uint64
-	Restores     atomic.Uint64
+	Trades    atomic.Uint64
+	Candles   atomic.Uint64
+	Documents atomic.Uint64
+	// SignalChanges counts published signal changes (mi.signal-changes.v1).
+	SignalChanges atomic.Uint64
+	Rejected      atomic.Uint64
+	Transactions  atomic.Uint64
+	Aborts        atomic.Uint64
+	Restores      atomic.Uint64
 	// Redelivered counts input records dropped because their state already
 	// reflects them (a record produced again after a crash).
 	Redelivered atomic.Uint64
@@ -382,9 +384,10 @@ func (p *processor) partition(ctx context.Context, part int32) (*partitionState,
 		return ps, nil
 	}
 	e := operators.NewEngine(p.cfg.Operators, operators.Emit{
-		Candle:   p.emitCandle,
-		Document: p.emitDocument,
-		Reject:   p.emitReject,
+		Candle:       p.emitCandle,
+		Document:     p.emitDocument,
+		Reject:       p.emitReject,
+		SignalChange: p.emitSignalChange,
 	})
 	last := map[string][]byte{}
 	rctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
@@ -458,6 +461,15 @@ func (p *processor) emitDocument(d *schemas.IntelligenceDocument) {
 	}
 	p.stats.Documents.Add(1)
 	p.emit(&kgo.Record{Topic: schemas.TopicSignals, Key: []byte(d.Symbol + "|" + d.Window), Value: v})
+}
+
+func (p *processor) emitSignalChange(c *schemas.SignalChange) {
+	v, err := p.marshal.Marshal(c)
+	if err != nil {
+		panic("BUG: cannot marshal signal change: " + err.Error())
+	}
+	p.stats.SignalChanges.Add(1)
+	p.emit(&kgo.Record{Topic: schemas.TopicSignalChanges, Key: []byte(c.Symbol + "|" + c.Window), Value: v})
 }
 
 func (p *processor) emitReject(t *schemas.Trade, reason string) {

@@ -104,13 +104,14 @@ func (s *Stats) Snapshot() ([]SourceStats, map[string]uint64) {
 
 // OperatorCounts are the operator loop's counters as /status shows them.
 type OperatorCounts struct {
-	Trades       uint64 `json:"trades"`
-	Candles      uint64 `json:"candles"`
-	Documents    uint64 `json:"documents"`
-	Rejected     uint64 `json:"rejected"`
-	Transactions uint64 `json:"transactions"`
-	Aborts       uint64 `json:"aborts"`
-	Restores     uint64 `json:"restores"`
+	Trades        uint64 `json:"trades"`
+	Candles       uint64 `json:"candles"`
+	Documents     uint64 `json:"documents"`
+	SignalChanges uint64 `json:"signalChanges"`
+	Rejected      uint64 `json:"rejected"`
+	Transactions  uint64 `json:"transactions"`
+	Aborts        uint64 `json:"aborts"`
+	Restores      uint64 `json:"restores"`
 }
 
 // AttachOperators makes Operators report the counters of an operator loop
@@ -131,7 +132,7 @@ func (s *Stats) Operators() (OperatorCounts, bool) {
 		return OperatorCounts{}, false
 	}
 	return OperatorCounts{
-		Trades: p.Trades.Load(), Candles: p.Candles.Load(), Documents: p.Documents.Load(), Rejected: p.Rejected.Load(),
+		Trades: p.Trades.Load(), Candles: p.Candles.Load(), Documents: p.Documents.Load(), SignalChanges: p.SignalChanges.Load(), Rejected: p.Rejected.Load(),
 		Transactions: p.Transactions.Load(), Aborts: p.Aborts.Load(), Restores: p.Restores.Load(),
 	}, true
 }
