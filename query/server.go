@@ -112,6 +112,7 @@ func New(d Deps) *Server {
 		}
 		s.app.Add([]string{r.Method}, r.Path, h)
 	}
+	s.app.Get(openAPIPath, openAPIHandler(s.routes)) // free, outside the table; see openapi.go
 	return s
 }
 

@@ -64,7 +64,7 @@ func FuzzUnmarshalTrade(f *testing.F) {
 		f.Add(b)
 	}
 	f.Add([]byte{0x0a, 0x02, 0xff, 0xfe}) // invalid UTF-8
-	f.Add([]byte{0x08, 0x01})            // field 1 as a varint
+	f.Add([]byte{0x08, 0x01})             // field 1 as a varint
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var want, got Trade
 		werr := proto.Unmarshal(b, &want)

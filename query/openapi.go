@@ -1,0 +1,488 @@
+package query
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/gofiber/fiber/v3"
+
+	"github.com/marketintel/mi/pipeline"
+	"github.com/marketintel/mi/schemas"
+)
+
+// OpenAPI document served at GET /openapi.json (spec §4.7, §9): OpenAPI 3.1,
+// interface version 1.3.0, generated from the route table once when the
+// server is built.
+const (
+	openAPIPath      = "/openapi.json"
+	openAPIVersion   = "3.1.0"
+	interfaceVersion = "1.3.0"
+)
+
+// openAPIHandler returns the handler of GET /openapi.json: it renders the
+// document for routes once and answers every request with the same bytes.
+func openAPIHandler(routes []Route) fiber.Handler {
+	body := buildOpenAPI(routes)
+	return func(c fiber.Ctx) error { return sendJSON(c, fiber.StatusOK, body) }
+}
+
+// openAPIRoute is the entry of GET /openapi.json in the document. The route
+// is registered by New outside the route table.
+var openAPIRoute = Route{
+	Method:  fiber.MethodGet,
+	Path:    openAPIPath,
+	Summary: "This OpenAPI 3.1 description of the interface.",
+}
+
+// obj is a JSON object that keeps its keys in insertion order, so the
+// document renders deterministically and in a readable order.
+type obj []kv
+
+type kv struct {
+	k string
+	v any
+}
+
+// MarshalJSON implements json.Marshaler.
+func (o obj) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, e := range o {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, err := json.Marshal(e.k)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(k)
+		b.WriteByte(':')
+		v, err := json.Marshal(e.v)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// apiOperation is what the document says about one route beyond the route
+// table: its parameters and its responses other than 402.
+type apiOperation struct {
+	id        string
+	params    []obj
+	responses obj
+}
+
+// apiOperations describes every route of the table, keyed by method and
+// Fiber path. A route added to the table needs an entry here; without one
+// it is described with a free-form 200 (TestOpenAPICoversRouteTable fails).
+var apiOperations = map[string]apiOperation{
+	"GET /api/v1/intelligence": {
+		id:     "listIntelligence",
+		params: []obj{windowParam(), limitParam(defaultListLimit, maxListLimit)},
+		responses: obj{
+			{"200", jsonResponse("Documents of every covered symbol for the window, most active first; [] without data.",
+				obj{{"type", "array"}, {"items", ref("IntelligenceDocument")}})},
+			{"400", refResponse("InvalidParameter")},
+			{"500", refResponse("Internal")},
+		},
+	},
+	"GET /api/v1/intelligence/:symbol": {
+		id:     "getIntelligence",
+		params: []obj{symbolParam(), windowParam()},
+		responses: obj{
+			{"200", jsonResponse("The latest document of the symbol for the window.", ref("IntelligenceDocument"))},
+			{"400", refResponse("InvalidParameter")},
+			{"404", jsonResponse("No document for the symbol and window (spec §7); not charged.", ref("NoDataError"))},
+			{"500", refResponse("Internal")},
+		},
+	},
+	"GET /status": {
+		id: "getStatus",
+		responses: obj{
+			{"200", jsonResponse("Ingestion state per source, dead letters, views and operator counters.", ref("Status"))},
+			{"500", refResponse("Internal")},
+		},
+	},
+	"GET /healthz": {
+		id: "getHealthz",
+		responses: obj{
+			{"200", jsonResponse("The process is alive.", ref("Healthz"))},
+			{"500", refResponse("Internal")},
+		},
+	},
+	"GET " + openAPIPath: {
+		id: "getOpenAPI",
+		responses: obj{
+			{"200", jsonResponse("This document.", obj{
+				{"type", "object"},
+				{"properties", obj{
+					{"openapi", tConst(openAPIVersion)},
+					{"info", obj{{"type", "object"},
+						{"properties", obj{{"title", tString}, {"version", tConst(interfaceVersion)}}},
+						{"required", []string{"title", "version"}}}},
+					{"paths", obj{{"type", "object"}}},
+					{"components", obj{{"type", "object"}}},
+				}},
+				{"required", []string{"openapi", "info", "paths", "components"}},
+			})},
+			{"500", refResponse("Internal")},
+		},
+	},
+}
+
+// buildOpenAPI renders the OpenAPI document of routes plus GET /openapi.json.
+// It panics if the document cannot be encoded, which is a bug.
+func buildOpenAPI(routes []Route) []byte {
+	paths := obj{}
+	index := map[string]int{}
+	for _, r := range append(routesWithoutHandlers(routes), openAPIRoute) {
+		p := openAPIPathOf(r.Path)
+		i, ok := index[p]
+		if !ok {
+			i = len(paths)
+			index[p] = i
+			paths = append(paths, kv{p, obj{}})
+		}
+		item := paths[i].v.(obj)
+		paths[i].v = append(item, kv{strings.ToLower(r.Method), operation(r)})
+	}
+	doc := obj{
+		{"openapi", openAPIVersion},
+		{"info", obj{
+			{"title", "Market Intelligence Service"},
+			{"version", interfaceVersion},
+			{"description", "Real-time trade-flow intelligence per symbol. Prices are USD per successful (2xx) call, " +
+				"paid in USDC: x-price-usd (decimal string) and x-price-micro-usd (USDC atomic units) on every " +
+				"operation; 0 means free. Errors are never charged. Unknown routes answer 404 with the Error " +
+				"schema (error not_found), a known path with another method 405 (error method_not_allowed)."},
+		}},
+		{"paths", paths},
+		{"components", obj{
+			{"schemas", componentSchemas()},
+			{"responses", obj{
+				{"InvalidParameter", jsonResponse("A parameter failed validation; nothing was charged.", ref("InvalidParameterError"))},
+				{"Internal", jsonResponse("Server error; the cause is logged, never shown. Not charged.", ref("Error"))},
+			}},
+		}},
+	}
+	b, err := json.Marshal(doc)
+	if err != nil {
+		panic("BUG: cannot encode the OpenAPI document: " + err.Error())
+	}
+	return b
+}
+
+// routesWithoutHandlers copies routes; the document needs no handlers.
+func routesWithoutHandlers(routes []Route) []Route {
+	out := make([]Route, len(routes))
+	for i, r := range routes {
+		r.Handler = nil
+		out[i] = r
+	}
+	return out
+}
+
+// operation renders the operation object of r.
+func operation(r Route) obj {
+	op, ok := apiOperations[r.Method+" "+r.Path]
+	if !ok {
+		op = apiOperation{responses: obj{{"200", jsonResponse("Success.", obj{})}}}
+	}
+	o := obj{}
+	if op.id != "" {
+		o = append(o, kv{"operationId", op.id})
+	}
+	o = append(o, kv{"summary", r.Summary})
+	if len(op.params) > 0 {
+		o = append(o, kv{"parameters", op.params})
+	}
+	responses := op.responses
+	if r.PriceMicroUSD > 0 {
+		responses = append(obj{}, responses...)
+		responses = append(responses, kv{"402", obj{{"description",
+			"Payment required (x402): the call costs x-price-usd USD in USDC."}}})
+	}
+	o = append(o, kv{"responses", responses})
+	o = append(o, kv{"x-price-usd", priceUSD(r.PriceMicroUSD)}, kv{"x-price-micro-usd", r.PriceMicroUSD})
+	return o
+}
+
+// openAPIPathOf turns a Fiber path into an OpenAPI path template:
+// /a/:symbol becomes /a/{symbol}.
+func openAPIPathOf(p string) string {
+	segs := strings.Split(p, "/")
+	for i, s := range segs {
+		if strings.HasPrefix(s, ":") {
+			segs[i] = "{" + strings.TrimSuffix(s[1:], "?") + "}"
+		}
+	}
+	return strings.Join(segs, "/")
+}
+
+// priceUSD formats micro-USD as a decimal USD string without trailing
+// zeros: 5000 is "0.005", 10000 "0.01", 0 "0".
+func priceUSD(micro int64) string {
+	s := strconv.FormatInt(micro/1_000_000, 10)
+	if frac := micro % 1_000_000; frac != 0 {
+		f := strings.TrimRight(strconv.FormatInt(1_000_000+frac, 10)[1:], "0")
+		s += "." + f
+	}
+	return s
+}
+
+func ref(name string) obj { return obj{{"$ref", "#/components/schemas/" + name}} }
+
+func refResponse(name string) obj { return obj{{"$ref", "#/components/responses/" + name}} }
+
+func jsonResponse(desc string, schema obj) obj {
+	return obj{
+		{"description", desc},
+		{"content", obj{{"application/json", obj{{"schema", schema}}}}},
+	}
+}
+
+func windowParam() obj {
+	return obj{
+		{"name", "window"},
+		{"in", "query"},
+		{"description", "Analysis window."},
+		{"required", false},
+		{"schema", obj{{"type", "string"}, {"enum", schemas.Windows}, {"default", defaultWindow}}},
+	}
+}
+
+func limitParam(def, max int) obj {
+	return obj{
+		{"name", "limit"},
+		{"in", "query"},
+		{"description", "Number of documents, decimal without sign."},
+		{"required", false},
+		{"schema", obj{{"type", "integer"}, {"minimum", 1}, {"maximum", max}, {"default", def}}},
+	}
+}
+
+func symbolParam() obj {
+	return obj{
+		{"name", "symbol"},
+		{"in", "path"},
+		{"description", "Symbol, case-insensitive (upper-cased before lookup), e.g. BTCUSD or BRK.B."},
+		{"required", true},
+		{"schema", obj{{"type", "string"}, {"minLength", 1}, {"maxLength", maxSymbolLen}, {"pattern", "^[A-Za-z0-9._-]+$"}}},
+	}
+}
+
+// Schema helpers.
+var (
+	tString   = obj{{"type", "string"}}
+	tNumber   = obj{{"type", "number"}}
+	tInteger  = obj{{"type", "integer"}}
+	tCount    = obj{{"type", "integer"}, {"minimum", 0}}
+	tBool     = obj{{"type", "boolean"}}
+	tDateTime = obj{{"type", "string"}, {"format", "date-time"}}
+)
+
+func tPercent() obj { return obj{{"type", "number"}, {"minimum", 0}, {"maximum", 100}} }
+
+func tEnum(values ...string) obj { return obj{{"type", "string"}, {"enum", values}} }
+
+func tArray(items obj) obj { return obj{{"type", "array"}, {"items", items}} }
+
+func tConst(v any) obj { return obj{{"const", v}} }
+
+func described(s obj, desc string) obj { return append(obj{{"description", desc}}, s...) }
+
+// object is a schema of an object with exactly props, all required.
+func object(desc string, props obj) obj {
+	return closedOrOpen(desc, props, false)
+}
+
+// openObject is a schema of an object with props, all required, that may
+// carry further fields (spec §2.1: free-form).
+func openObject(desc string, props obj) obj {
+	return closedOrOpen(desc, props, true)
+}
+
+func closedOrOpen(desc string, props obj, open bool) obj {
+	req := make([]string, len(props))
+	for i, p := range props {
+		req[i] = p.k
+	}
+	o := obj{{"type", "object"}}
+	if desc != "" {
+		o = append(obj{{"description", desc}}, o...)
+	}
+	return append(o, kv{"properties", props}, kv{"required", req}, kv{"additionalProperties", open})
+}
+
+// componentSchemas returns components.schemas: the bodies of docs/api.md
+// field by field.
+func componentSchemas() obj {
+	return obj{
+		{"IntelligenceDocument", object("Spec §2.1; every field is always present, in this order.", obj{
+			{"id", described(tString, "Stable document identifier.")},
+			{"symbol", described(tString, "Normalized crypto or US equity symbol.")},
+			{"window", described(tEnum(schemas.Windows...), "Analysis window.")},
+			{"price", described(tNumber, "Latest observed trade price, USD per base unit.")},
+			{"volume", described(tNumber, "Total traded volume in the window, USD notional.")},
+			{"buyVolume", described(tNumber, "Volume classified as buy side, USD notional.")},
+			{"sellVolume", described(tNumber, "Volume classified as sell side, USD notional.")},
+			{"buyPressure", described(tPercent(), "Percentage 0 to 100.")},
+			{"buySellRatio", described(tNumber, "Buy volume divided by sell volume.")},
+			{"buySellImbalance", described(tNumber, "Buy minus sell as a percentage of total volume.")},
+			{"priceChangePercent", described(tNumber, "Price change over the window, percent.")},
+			{"volumeAcceleration", described(tNumber, "Volume relative to the previous comparable window.")},
+			{"tradeAcceleration", described(tNumber, "Trade count relative to the previous comparable window.")},
+			{"momentumScore", described(tNumber, "Derived momentum score.")},
+			{"activityScore", described(tNumber, "Derived relative activity score.")},
+			{"anomalyScore", described(tNumber, "Derived from baseline deviations and activity/volume multiples.")},
+			{"confidenceScore", described(tNumber, "Derived from trade count and number of baseline samples.")},
+			{"averageTradeSize", described(tNumber, "USD notional per trade.")},
+			{"tradeRatePerMinute", described(tNumber, "Trades per minute.")},
+			{"volumeRatePerMinute", described(tNumber, "USD volume per minute.")},
+			{"priceChangePerMinute", described(tNumber, "Price change percent per minute.")},
+			{"tradeCount", described(tCount, "Trades in the window.")},
+			{"largeTradeCount", described(tCount, "Detected large trades.")},
+			{"largeBuyVolume", described(tNumber, "Volume of large buy trades, USD notional.")},
+			{"largeSellVolume", described(tNumber, "Volume of large sell trades, USD notional.")},
+			{"maxTradeSize", described(tNumber, "Largest single trade size, base units.")},
+			{"maxTradeNotional", described(tNumber, "Largest single trade notional, USD.")},
+			{"dominantSide", described(tEnum("BUY", "SELL", "BALANCED"), "Dominant trade-flow side.")},
+			{"signal", described(tString, "Derived market signal.")},
+			{"signalStrength", described(tEnum("LOW", "MEDIUM", "HIGH"), "Strength of the signal.")},
+			{"timestamp", described(tDateTime, "Time of the observation.")},
+			{"previousSignal", obj{{"description", "Previous signal; null when there was no earlier signal."},
+				{"type", []string{"string", "null"}}}},
+			{"signalChangedAt", obj{{"description", "When the current signal began; null when unknown."},
+				{"type", []string{"string", "null"}}, {"format", "date-time"}}},
+			{"signalAgeSeconds", described(tInteger, "Age of the current signal in seconds.")},
+			{"activityMultiple", described(tNumber, "Activity relative to baseline.")},
+			{"volumeMultiple", described(tNumber, "Volume relative to baseline.")},
+			{"activityZScore", described(tNumber, "Activity deviation in standard deviations.")},
+			{"volumeZScore", described(tNumber, "Volume deviation in standard deviations.")},
+			{"baselineSamples", described(tCount, "Number of baseline samples.")},
+			{"baselineReady", described(tBool, "Baseline has reached its minimum sample threshold.")},
+			{"marketPercentile", described(tPercent(), "Percentile rank of activity among covered symbols.")},
+			{"relativeMomentumPercentile", described(tPercent(), "Percentile rank of momentum among covered symbols.")},
+			{"relativeBuyPressurePercentile", described(tPercent(), "Percentile rank of buy pressure among covered symbols.")},
+			{"eventType", described(tString, "Derived market event type.")},
+			{"lifecycleState", described(tEnum("NEW_SIGNAL", "PERSISTING"), "Signal lifecycle state.")},
+			{"observations", ref("Observations")},
+			{"interpretation", ref("Interpretation")},
+			{"evidence", described(tArray(tString), "Human-readable supporting evidence; never null.")},
+		})},
+		{"Observations", openObject("Machine-readable measurements (spec §2.1: free-form object; these fields are always present).", obj{
+			{"quality", ref("Quality")},
+			{"windowSeconds", described(tNumber, "Effective span covered by the window.")},
+			{"previousVolume", described(tNumber, "USD volume of the previous comparable window.")},
+			{"previousTradeCount", described(tCount, "Trades of the previous comparable window.")},
+			{"firstPrice", described(tNumber, "First price in the window.")},
+			{"largeTradeThresholdUsd", described(tNumber, "Notional from which a trade counts as large.")},
+			{"high", described(tNumber, "Highest price in the window.")},
+			{"low", described(tNumber, "Lowest price in the window.")},
+			{"vwap", described(tNumber, "Volume-weighted average price in the window.")},
+			{"baselineVolumeMedian", described(tNumber, "Median USD volume of the rolling baseline.")},
+			{"baselineTradeCountMedian", described(tNumber, "Median trade count of the rolling baseline.")},
+		})},
+		{"Quality", object("Data quality of the window.", obj{
+			{"lateTrades", described(tCount, "Trades rejected as late, counted in the window.")},
+			{"duplicateTrades", described(tCount, "Trades dropped as duplicates, counted in the window.")},
+			{"unknownSideShare", described(obj{{"type", "number"}, {"minimum", 0}, {"maximum", 1}},
+				"Share of window volume whose aggressor side is unknown.")},
+			{"venues", described(tArray(tString), "Venues contributing to the window, sorted.")},
+			{"venueCount", described(tCount, "Number of venues.")},
+			{"gaps", described(tArray(ref("Gap")), "Known gaps overlapping the window.")},
+		})},
+		{"Gap", object("A known gap in a source.", obj{
+			{"source", tString},
+			{"from", tDateTime},
+			{"to", tDateTime},
+			{"reason", tString},
+		})},
+		{"Interpretation", openObject("Machine-readable interpretation (spec §2.1: free-form object; these fields are always present).", obj{
+			{"momentum", tString},
+			{"activity", tString},
+			{"buying", tString},
+			{"relativeStrength", tString},
+		})},
+		{"Status", object("Body of GET /status.", obj{
+			{"service", tConst("mi")},
+			{"version", described(tString, "Service version.")},
+			{"generatedAt", tDateTime},
+			{"sources", described(tArray(ref("StatusSource")), "One entry per source, sorted by name.")},
+			{"deadLetters", obj{{"description", "Rejected inputs by reason phrase."}, {"type", "object"},
+				{"additionalProperties", tCount}}},
+			{"views", object("Documents the live routes can serve.", obj{
+				{"documents", tCount},
+				{"symbols", tCount},
+				{"windows", object("Documents per window.", obj{{"1m", tCount}, {"5m", tCount}, {"15m", tCount}})},
+			})},
+			{"operators", obj{{"description", "Operator loop counters since start; null when this process runs no operator loop."},
+				{"oneOf", []obj{{{"type", "null"}}, object("", countFields(pipeline.OperatorCounts{}))}}}},
+		})},
+		{"StatusSource", object("Ingestion state of one source.", obj{
+			{"source", tString},
+			{"state", tEnum("starting", "running", "finished", "failed")},
+			{"trades", tCount},
+			{"rejected", tCount},
+			{"lastEventAt", obj{{"type", []string{"string", "null"}}, {"format", "date-time"}}},
+			{"lastIngestAt", obj{{"type", []string{"string", "null"}}, {"format", "date-time"}}},
+			{"freshnessMs", obj{{"type", []string{"integer", "null"}}, {"minimum", 0}}},
+			{"reconnects", tCount},
+			{"error", obj{{"type", []string{"string", "null"}}}},
+		})},
+		{"Healthz", object("Body of GET /healthz.", obj{{"status", tConst("ok")}})},
+		{"Error", object("Error body of routes without a more specific one.", obj{
+			{"error", tEnum("not_found", "method_not_allowed", "bad_request", "internal")},
+			{"message", tString},
+			{"charged", tConst(false)},
+		})},
+		{"InvalidParameterError", object("400: a parameter failed validation.", obj{
+			{"error", tConst(codeInvalidParameter)},
+			{"parameter", described(tEnum("window", "limit", "symbol"), "The rejected parameter.")},
+			{"message", tString},
+			{"accepted", obj{{"description", "The accepted values, or a description of the accepted range."},
+				{"oneOf", []obj{tArray(tString), tString}}}},
+			{"charged", tConst(false)},
+		})},
+		{"NoDataError", object("404 of the single-symbol route (spec §7).", obj{
+			{"error", tConst(codeNoData)},
+			{"message", tString},
+			{"symbol", described(tString, "The requested symbol, upper case.")},
+			{"coveredSymbols", described(tArray(tString), "Symbols with data; never null.")},
+			{"charged", tConst(false)},
+		})},
+	}
+}
+
+// countFields returns the properties of a struct of unsigned counters, named
+// by their json tags in field order, so the schema follows the struct
+// (pipeline.OperatorCounts, owned by the pipeline) as it grows.
+func countFields(v any) obj {
+	t := reflect.TypeOf(v)
+	props := obj{}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if !f.IsExported() || name == "-" {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		s := tInteger
+		switch f.Type.Kind() {
+		case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+			s = tCount
+		case reflect.Float32, reflect.Float64:
+			s = tNumber
+		}
+		props = append(props, kv{name, s})
+	}
+	return props
+}
