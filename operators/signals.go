@@ -10,7 +10,7 @@ import (
 // AlgorithmVersion names the version of the scores, event types, signals
 // and lifecycle rules (docs/signals.md). It is stamped on every
 // SignalChange; change it whenever a formula or threshold changes.
-const AlgorithmVersion = "mi-signals/1.0.0"
+const AlgorithmVersion = "mi-signals/1.1.0"
 
 // Score and classification rules (docs/signals.md).
 const (
@@ -37,7 +37,23 @@ const (
 	bearishMomentum = 40
 	bullishPressure = 55
 	bearishPressure = 45
+
+	// Hysteresis: a signal, once entered, is left only when its exit
+	// condition holds (docs/signals.md).
+	bullishExitMomentum = 55 // BULLISH is left below this momentum
+	bullishExitPressure = 50 // or below this buy pressure
+	bearishExitMomentum = 45 // BEARISH is left above this momentum
+	bearishExitPressure = 50 // or above this buy pressure
+
+	// evidenceInterval is the event time (ns) after which a document carries
+	// evidence again although neither its signal nor its event type changed.
+	evidenceInterval = 60 * nsPerSecond
 )
+
+// minHold is, per window, the event time (ns) a new signal is kept before
+// it may change again, unless it flips to the opposite direction with HIGH
+// strength.
+var minHold = [numWindows]int64{30 * nsPerSecond, 120 * nsPerSecond, 300 * nsPerSecond}
 
 // defaultTypicalMove is the typical move (percent) of each window while
 // the baseline is not ready.
@@ -69,20 +85,31 @@ const (
 // signalNames maps the encoded signal code to its name; code 0 is "none".
 var signalNames = [...]string{"", SignalNeutral, SignalBullish, SignalBearish}
 
-func signalCode(s string) uint8 {
-	for i, n := range signalNames {
+func signalCode(s string) uint8 { return nameCode(signalNames[:], s) }
+
+// eventNames maps the encoded event type code to its name; code 0 is
+// "none".
+var eventNames = [...]string{"", EventBreakout, EventBreakdown, EventDistribution, EventAccumulation,
+	EventUnusualActivity, EventMomentum, EventNormal}
+
+func eventCode(s string) uint8 { return nameCode(eventNames[:], s) }
+
+func nameCode(names []string, s string) uint8 {
+	for i, n := range names {
 		if n == s {
 			return uint8(i)
 		}
 	}
-	panic("BUG: unknown signal " + s)
+	panic("BUG: unknown name " + s)
 }
 
 // lifecycle is the signal lifecycle of one symbol and window.
 type lifecycle struct {
-	signal    uint8 // code of the last document's signal; 0 before the first
-	previous  uint8 // code of the signal before the current run; 0 if none
-	changedNs int64 // timestamp of the document where the current run began
+	signal     uint8 // code of the last document's signal; 0 before the first
+	previous   uint8 // code of the signal before the current run; 0 if none
+	event      uint8 // code of the last document's event type; 0 before the first
+	changedNs  int64 // timestamp of the document where the current run began
+	evidenceNs int64 // timestamp of the last document with evidence
 }
 
 // scoreInputs are the document fields the scores are computed from.
@@ -155,7 +182,8 @@ func confidenceScore(count float64, samples int) float64 {
 	return 100 * count / (count + confidenceTradeHalf) * (confidenceBase + (1-confidenceBase)*float64(samples)/baselineSize)
 }
 
-// computeScores derives scores, event type, signal and strength.
+// computeScores derives scores, event type, and the entry signal and its
+// strength (fillSignals applies hysteresis and the minimum hold).
 func computeScores(in *scoreInputs) scores {
 	var s scores
 	s.typicalMove = typicalMove(in.window, in.ready, &in.stats)
@@ -195,6 +223,34 @@ func eventType(in *scoreInputs, s *scores) string {
 		return EventMomentum
 	}
 	return EventNormal
+}
+
+// heldSignal applies hysteresis and the minimum hold to the entry signal
+// of a document at ts of window w, given the lifecycle so far: the current
+// signal stays while its exit condition does not hold, and a signal younger
+// than minHold[w] changes only to the opposite direction with HIGH
+// strength. Without a ready baseline the signal is NEUTRAL at once.
+func heldSignal(lc *lifecycle, w int, ready bool, momentum, buyPressure, confidence float64, ts int64) string {
+	entry := signalOf(ready, momentum, buyPressure)
+	if lc.signal == 0 || !ready {
+		return entry
+	}
+	cur := signalNames[lc.signal]
+	next := entry
+	switch {
+	case cur == SignalBullish && momentum >= bullishExitMomentum && buyPressure >= bullishExitPressure:
+		next = cur
+	case cur == SignalBearish && momentum <= bearishExitMomentum && buyPressure <= bearishExitPressure:
+		next = cur
+	}
+	if next == cur || ts-lc.changedNs >= minHold[w] {
+		return next
+	}
+	opposite := (cur == SignalBullish && next == SignalBearish) || (cur == SignalBearish && next == SignalBullish)
+	if opposite && strengthOf(next, momentum, confidence) == StrengthHigh {
+		return next
+	}
+	return cur
 }
 
 // signalOf is BULLISH when momentum ≥ 60 and buy pressure ≥ 55, BEARISH
@@ -281,8 +337,8 @@ const relativeStrengthNA = "n/a"
 
 // fillSignals completes the engine's document for window w of sym with the
 // baseline fields, scores, classification, lifecycle, interpretation and
-// evidence, and emits a SignalChange when the signal changed. It returns
-// whether the symbol's state changed.
+// evidence (when due), and emits a SignalChange when the signal changed. It
+// returns whether the symbol's lifecycle state changed.
 func (e *Engine) fillSignals(sym *symbol, w int) bool {
 	d := &e.docOut
 	b := &sym.base[w]
@@ -316,11 +372,21 @@ func (e *Engine) fillSignals(sym *symbol, w int) bool {
 	e.obsOut.BaselineVolumeMedian = b.stats.volMedian
 	e.obsOut.BaselineTradeCountMedian = b.stats.cntMedian
 
-	// Lifecycle.
+	// Lifecycle: hysteresis and minimum hold on the entry signal.
 	lc := &sym.life[w]
+	s.signal = heldSignal(lc, w, in.ready, s.momentum, in.buyPressure, s.confidence, d.TimestampNs)
+	s.strength = strengthOf(s.signal, s.momentum, s.confidence)
+	d.Signal, d.SignalStrength = s.signal, s.strength
 	code := signalCode(s.signal)
 	changed := lc.signal != code
 	first := lc.signal == 0
+	ev := eventCode(s.eventType)
+	withEvidence := changed || lc.event != ev || d.TimestampNs-lc.evidenceNs >= evidenceInterval
+	dirty := withEvidence || lc.event != ev
+	lc.event = ev
+	if withEvidence {
+		lc.evidenceNs = d.TimestampNs
+	}
 	if changed {
 		if !first {
 			lc.previous = lc.signal
@@ -341,8 +407,11 @@ func (e *Engine) fillSignals(sym *symbol, w int) bool {
 		RelativeStrength: relativeStrengthNA,
 	}
 	d.Interpretation = &e.interpOut
-	d.Evidence = e.appendEvidence(e.evidence[:0], &in, &s, b)
-	e.evidence = d.Evidence
+	d.Evidence = nil
+	if withEvidence {
+		d.Evidence = e.appendEvidence(e.evidence[:0], &in, &s, b)
+		e.evidence = d.Evidence
+	}
 
 	if changed && !first {
 		c := &e.changeOut
@@ -368,7 +437,7 @@ func (e *Engine) fillSignals(sym *symbol, w int) bool {
 		}
 		e.pendingChange = true
 	}
-	return changed
+	return dirty
 }
 
 // appendEvidence appends the evidence sentences of a document, each citing

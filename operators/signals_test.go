@@ -3,6 +3,7 @@ package operators
 import (
 	"bytes"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -366,7 +367,12 @@ func TestLifecycle(t *testing.T) {
 	if !sawBreakout {
 		t.Error("no BREAKOUT during the buying burst")
 	}
+	// The last document with evidence (evidence is due on changes and every
+	// evidenceInterval, docs/signals.md).
 	last := docs[len(docs)-1]
+	for i := len(docs) - 1; i >= 0 && len(docs[i].Evidence) == 0; i-- {
+		last = docs[max(i-1, 0)]
+	}
 	if len(last.Evidence) < 4 || !strings.HasPrefix(last.Evidence[2], "Volume is ") || last.Interpretation.RelativeStrength != "n/a" {
 		t.Errorf("evidence %q interpretation %v", last.Evidence, last.Interpretation)
 	}
@@ -401,5 +407,115 @@ func TestSignalChangeDeterminism(t *testing.T) {
 		if windows[w] == 0 {
 			t.Errorf("no signal change in window %s: %v", w, windows)
 		}
+	}
+}
+
+// noisy is a ready baseline (steady trading for 13 minutes), then 20
+// minutes of one trade a second whose side and price jitter so that
+// momentum and buy pressure keep crossing the BULLISH entry thresholds,
+// then 90 s of one sell a second with a steadily falling price: a genuine
+// regime change. It returns the trades and the offset where selling starts.
+func noisy() ([]*schemas.Trade, time.Duration) {
+	trades := steady(13 * time.Minute)
+	rng := rand.New(rand.NewPCG(5, 0x5eed))
+	start := 13 * time.Minute
+	noise := 20 * time.Minute
+	for off := time.Duration(0); off < noise; off += time.Second {
+		side := sell
+		if rng.Float64() < 0.6 {
+			side = buy
+		}
+		p := 100 * (1 + 0.0001*rng.NormFloat64())
+		trades = append(trades, tr("S", "binance", cex, side, start+off, p, 10))
+	}
+	sellFrom := start + noise
+	p := 100.0
+	for i := range 90 {
+		p *= 0.999
+		trades = append(trades, tr("S", "binance", cex, sell, sellFrom+time.Duration(i)*time.Second, p, 10))
+	}
+	return trades, sellFrom
+}
+
+// TestHysteresis checks that hysteresis and the minimum hold suppress
+// flapping on a noisy sequence around the thresholds, measured against the
+// entry rule alone (the 1.0.0 behaviour), and that a genuine regime change
+// still changes the signal promptly.
+func TestHysteresis(t *testing.T) {
+	trades, sellFrom := noisy()
+	r := run(t, DefaultConfig(), testBase, trades)
+	sellNs := testBase + int64(sellFrom)
+	// Only the 1m baseline is ready: 5m and 15m stay NEUTRAL.
+	for _, w := range windowNames {
+		docs := r.docsOf("S", w)
+		entryChanges, changes := 0, 0
+		var lastEntry string
+		var bearishAt, entryBearishAt int64
+		for i, d := range docs {
+			entry := signalOf(d.BaselineReady, d.MomentumScore, d.BuyPressure)
+			if d.TimestampNs > sellNs {
+				if entry == SignalBearish && entryBearishAt == 0 {
+					entryBearishAt = d.TimestampNs
+				}
+				if d.Signal == SignalBearish && bearishAt == 0 {
+					bearishAt = d.TimestampNs
+				}
+				continue
+			}
+			if i > 0 && entry != lastEntry {
+				entryChanges++
+			}
+			if i > 0 && d.LifecycleState == LifecycleNew {
+				changes++
+			}
+			lastEntry = entry
+		}
+		if w != "1m" {
+			if changes != 0 || bearishAt != 0 {
+				t.Errorf("%s: %d changes without a ready baseline", w, changes)
+			}
+			continue
+		}
+		t.Logf("%s: %d changes with hysteresis and hold, %d with the entry rule alone; BEARISH %v after selling began, %v after the entry rule",
+			w, changes, entryChanges, time.Duration(bearishAt-sellNs), time.Duration(bearishAt-entryBearishAt))
+		if entryChanges < 300 || changes > 40 {
+			t.Errorf("%s: %d changes, %d by the entry rule: want at most 40", w, changes, entryChanges)
+		}
+		// The regime change shows as soon as the entry rule sees it, or at
+		// the latest when the current signal's hold expires.
+		if entryBearishAt == 0 || bearishAt == 0 || bearishAt-entryBearishAt > minHold[0] {
+			t.Errorf("%s: BEARISH at %s, by the entry rule at %s", w, offset(testBase, bearishAt), offset(testBase, entryBearishAt))
+		}
+	}
+}
+
+// TestHeldSignal checks the hysteresis bands and the minimum hold.
+func TestHeldSignal(t *testing.T) {
+	const sec = nsPerSecond
+	bull := lifecycle{signal: signalCode(SignalBullish), previous: signalCode(SignalNeutral), changedNs: 0}
+	bear := lifecycle{signal: signalCode(SignalBearish), previous: signalCode(SignalNeutral), changedNs: 0}
+	neutral := lifecycle{signal: signalCode(SignalNeutral), changedNs: 0}
+	f := func(name string, lc lifecycle, ready bool, m, bp, conf float64, ts int64, want string) {
+		t.Helper()
+		if got := heldSignal(&lc, 0, ready, m, bp, conf, ts); got != want {
+			t.Errorf("%s: %s, want %s", name, got, want)
+		}
+	}
+	f("first document", lifecycle{}, true, 60, 55, 10, 0, SignalBullish)
+	f("entry", neutral, true, 60, 55, 10, 31*sec, SignalBullish)
+	f("entry held by the hold", neutral, true, 60, 55, 10, 29*sec, SignalNeutral)
+	f("bullish inside the band", bull, true, 55, 50, 10, 100*sec, SignalBullish)
+	f("bullish exit on momentum", bull, true, 54.9, 60, 10, 100*sec, SignalNeutral)
+	f("bullish exit on pressure", bull, true, 70, 49.9, 10, 100*sec, SignalNeutral)
+	f("bullish exit held", bull, true, 50, 40, 10, 29*sec, SignalBullish)
+	f("bearish inside the band", bear, true, 45, 50, 10, 100*sec, SignalBearish)
+	f("bearish exit on momentum", bear, true, 45.1, 40, 10, 100*sec, SignalNeutral)
+	f("bearish exit on pressure", bear, true, 30, 50.1, 10, 100*sec, SignalNeutral)
+	f("opposite flip, not HIGH, held", bull, true, 25, 20, 90, 5*sec, SignalBullish)
+	f("opposite flip with HIGH strength", bull, true, 20, 20, 90, 5*sec, SignalBearish)
+	f("opposite flip with HIGH strength", bear, true, 80, 80, 90, 5*sec, SignalBullish)
+	f("not ready", bull, false, 90, 90, 90, 5*sec, SignalNeutral)
+	if minHold != [numWindows]int64{30 * sec, 120 * sec, 300 * sec} {
+		t.Errorf("minHold %v", minHold)
 	}
 }

@@ -11,8 +11,9 @@ import (
 )
 
 // stateVersion is the first byte of every encoded state. Version 2 added
-// baselines and signal lifecycles; version 1 data is rejected.
-const stateVersion = 2
+// baselines and signal lifecycles; version 3 added the last event type and
+// the last evidence time to the lifecycles. Older data is rejected.
+const stateVersion = 3
 
 // ErrCorruptState is wrapped by every error RestoreState returns for data it
 // cannot decode.
@@ -284,12 +285,15 @@ func decodeBaseline(d *decoder, bl *baseline, hasLast bool) {
 }
 
 // appendLifecycle appends a lifecycle: the signal code, then, when there
-// is a signal, the previous code and the time the signal began.
+// is a signal, the previous code, the second the signal began, the event
+// type code and the seconds from the signal's start to the last evidence.
 func appendLifecycle(b []byte, lc *lifecycle) []byte {
 	b = binary.AppendUvarint(b, uint64(lc.signal))
 	if lc.signal != 0 {
 		b = binary.AppendUvarint(b, uint64(lc.previous))
 		b = binary.AppendVarint(b, lc.changedNs/nsPerSecond)
+		b = binary.AppendUvarint(b, uint64(lc.event))
+		b = binary.AppendUvarint(b, uint64((lc.evidenceNs-lc.changedNs)/nsPerSecond))
 	}
 	return b
 }
@@ -304,6 +308,11 @@ func decodeLifecycle(d *decoder, lc *lifecycle) {
 	sec := d.varint()
 	d.check(sec >= schemas.MinEventTimeNs/nsPerSecond-1 && sec < schemas.MaxEventTimeNs/nsPerSecond, "signal change out of range")
 	lc.changedNs = sec * nsPerSecond
+	lc.event = uint8(d.uvarintBelow(uint64(len(eventNames))))
+	d.check(lc.event != 0, "signal without event type")
+	age := d.uvarintBelow(uint64(schemas.MaxEventTimeNs / nsPerSecond))
+	d.check(sec+int64(age) < schemas.MaxEventTimeNs/nsPerSecond, "evidence out of range")
+	lc.evidenceNs = (sec + int64(age)) * nsPerSecond
 }
 
 // appendRing appends the encoding of the ring of window w of sym.

@@ -60,7 +60,9 @@ func New() *Views {
 // Apply stores a deep copy of d as the latest document of its (symbol,
 // window), so the caller may reuse d. A document whose timestamp_ns is older
 // than the stored one for the same key is ignored; an equal or newer one
-// replaces it. A nil d, or one without a symbol or window, is ignored.
+// replaces it, keeping the stored evidence when d carries none (operators
+// refresh evidence only on changes and once a minute). A nil d, or one
+// without a symbol or window, is ignored.
 func (v *Views) Apply(d *schemas.IntelligenceDocument) {
 	if d == nil || d.Symbol == "" || d.Window == "" {
 		return
@@ -71,10 +73,19 @@ func (v *Views) Apply(d *schemas.IntelligenceDocument) {
 	defer v.mu.Unlock()
 	idx := v.idx.Load()
 	if e := idx.byKey[k]; e != nil {
-		if cur := e.doc.Load(); cur != nil && d.TimestampNs < cur.TimestampNs {
+		cur := e.doc.Load()
+		if cur != nil && d.TimestampNs < cur.TimestampNs {
 			return
 		}
-		e.doc.Store(clone(d))
+		c := clone(d)
+		if len(c.Evidence) == 0 && cur != nil {
+			// The operators write evidence sentences only when the signal
+			// or event type changes, or once a minute (docs/signals.md);
+			// the view keeps the latest ones in between. Evidence slices
+			// are never modified after Apply, so sharing is safe.
+			c.Evidence = cur.Evidence
+		}
+		e.doc.Store(c)
 		return
 	}
 	// A new key: its strings are cloned so they never alias the caller's

@@ -215,3 +215,19 @@ func TestViewsConcurrent(t *testing.T) {
 		}
 	}
 }
+
+func TestApplyKeepsEvidenceBetweenRefreshes(t *testing.T) {
+	v := New()
+	d := &schemas.IntelligenceDocument{Symbol: "BTCUSD", Window: "5m", TimestampNs: 1, Evidence: []string{"Volume is 3.0× its median."}}
+	v.Apply(d)
+	v.Apply(&schemas.IntelligenceDocument{Symbol: "BTCUSD", Window: "5m", TimestampNs: 2, Price: 2})
+	got, _ := v.Get("BTCUSD", "5m")
+	if got.Price != 2 || len(got.Evidence) != 1 || got.Evidence[0] != "Volume is 3.0× its median." {
+		t.Fatalf("evidence not kept: %v", got)
+	}
+	v.Apply(&schemas.IntelligenceDocument{Symbol: "BTCUSD", Window: "5m", TimestampNs: 3, Evidence: []string{"new"}})
+	got, _ = v.Get("BTCUSD", "5m")
+	if len(got.Evidence) != 1 || got.Evidence[0] != "new" {
+		t.Fatalf("new evidence not taken: %v", got.Evidence)
+	}
+}
