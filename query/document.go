@@ -18,21 +18,44 @@ import (
 // null when unknown. observations and interpretation are always objects and
 // evidence, venues and gaps always arrays. A nil d renders as null.
 func AppendDocument(b []byte, d *schemas.IntelligenceDocument) []byte {
+	return appendDocument(b, d, false)
+}
+
+// AppendCompactDocument appends the JSON of d as a
+// CompactMarketIntelligence (spec §2.2): the document of AppendDocument,
+// rendered the same way, without id, buyVolume, sellVolume, buySellRatio,
+// averageTradeSize, tradeRatePerMinute, volumeRatePerMinute,
+// priceChangePerMinute and timestamp. A nil d renders as null.
+func AppendCompactDocument(b []byte, d *schemas.IntelligenceDocument) []byte {
+	return appendDocument(b, d, true)
+}
+
+// appendDocument renders d in full, or compact (spec §2.2) when compact is
+// set.
+func appendDocument(b []byte, d *schemas.IntelligenceDocument, compact bool) []byte {
 	if d == nil {
 		return append(b, "null"...)
 	}
-	b = append(b, `{"id":`...)
-	b = appendString(b, d.Id)
-	b = append(b, `,"symbol":`...)
+	if compact {
+		b = append(b, `{"symbol":`...)
+	} else {
+		b = append(b, `{"id":`...)
+		b = appendString(b, d.Id)
+		b = append(b, `,"symbol":`...)
+	}
 	b = appendString(b, d.Symbol)
 	b = append(b, `,"window":`...)
 	b = appendString(b, d.Window)
 	b = appendFloatField(b, "price", d.Price)
 	b = appendFloatField(b, "volume", d.Volume)
-	b = appendFloatField(b, "buyVolume", d.BuyVolume)
-	b = appendFloatField(b, "sellVolume", d.SellVolume)
+	if !compact {
+		b = appendFloatField(b, "buyVolume", d.BuyVolume)
+		b = appendFloatField(b, "sellVolume", d.SellVolume)
+	}
 	b = appendFloatField(b, "buyPressure", d.BuyPressure)
-	b = appendFloatField(b, "buySellRatio", d.BuySellRatio)
+	if !compact {
+		b = appendFloatField(b, "buySellRatio", d.BuySellRatio)
+	}
 	b = appendFloatField(b, "buySellImbalance", d.BuySellImbalance)
 	b = appendFloatField(b, "priceChangePercent", d.PriceChangePercent)
 	b = appendFloatField(b, "volumeAcceleration", d.VolumeAcceleration)
@@ -41,10 +64,12 @@ func AppendDocument(b []byte, d *schemas.IntelligenceDocument) []byte {
 	b = appendFloatField(b, "activityScore", d.ActivityScore)
 	b = appendFloatField(b, "anomalyScore", d.AnomalyScore)
 	b = appendFloatField(b, "confidenceScore", d.ConfidenceScore)
-	b = appendFloatField(b, "averageTradeSize", d.AverageTradeSize)
-	b = appendFloatField(b, "tradeRatePerMinute", d.TradeRatePerMinute)
-	b = appendFloatField(b, "volumeRatePerMinute", d.VolumeRatePerMinute)
-	b = appendFloatField(b, "priceChangePerMinute", d.PriceChangePerMinute)
+	if !compact {
+		b = appendFloatField(b, "averageTradeSize", d.AverageTradeSize)
+		b = appendFloatField(b, "tradeRatePerMinute", d.TradeRatePerMinute)
+		b = appendFloatField(b, "volumeRatePerMinute", d.VolumeRatePerMinute)
+		b = appendFloatField(b, "priceChangePerMinute", d.PriceChangePerMinute)
+	}
 	b = append(b, `,"tradeCount":`...)
 	b = strconv.AppendInt(b, d.TradeCount, 10)
 	b = append(b, `,"largeTradeCount":`...)
@@ -59,8 +84,10 @@ func AppendDocument(b []byte, d *schemas.IntelligenceDocument) []byte {
 	b = appendString(b, d.Signal)
 	b = append(b, `,"signalStrength":`...)
 	b = appendString(b, d.SignalStrength)
-	b = append(b, `,"timestamp":`...)
-	b = appendTime(b, d.TimestampNs)
+	if !compact {
+		b = append(b, `,"timestamp":`...)
+		b = appendTime(b, d.TimestampNs)
+	}
 	b = append(b, `,"previousSignal":`...)
 	if d.PreviousSignal == "" {
 		b = append(b, "null"...)

@@ -48,7 +48,7 @@ func fullDoc() *schemas.IntelligenceDocument {
 		MaxTradeSize:                  3.2,
 		MaxTradeNotional:              195950.4,
 		DominantSide:                  "BUY",
-		Signal:                        "ACCUMULATION",
+		Signal:                        "BULLISH",
 		SignalStrength:                "HIGH",
 		TimestampNs:                   ts,
 		PreviousSignal:                "NEUTRAL",

@@ -1,8 +1,6 @@
 package query
 
 import (
-	"cmp"
-	"slices"
 	"sync"
 
 	"github.com/gofiber/fiber/v3"
@@ -54,7 +52,8 @@ func (s *Server) handleIntelligenceSymbol(c fiber.Ctx) error {
 	})
 }
 
-// handleIntelligenceList serves GET /api/v1/intelligence?window=&limit=.
+// handleIntelligenceList serves GET /api/v1/intelligence?window=&limit=:
+// the covered (fresh) documents with their percentiles, most active first.
 func (s *Server) handleIntelligenceList(c fiber.Ctx) error {
 	window, perr := parseWindow(c.Query("window"))
 	if perr != nil {
@@ -64,11 +63,7 @@ func (s *Server) handleIntelligenceList(c fiber.Ctx) error {
 	if perr != nil {
 		return sendParamError(c, perr)
 	}
-	docs := s.d.Views.List(window)
-	rankByActivity(docs)
-	if len(docs) > limit {
-		docs = docs[:limit]
-	}
+	docs, _ := s.market(window).rank(byActivity(), limit)
 	return sendRendered(c, fiber.StatusOK, func(b []byte) []byte {
 		return appendDocuments(b, docs)
 	})
@@ -84,21 +79,4 @@ func appendDocuments(b []byte, docs []*schemas.IntelligenceDocument) []byte {
 		b = AppendDocument(b, d)
 	}
 	return append(b, ']')
-}
-
-// rankByActivity sorts docs most active first: trade count descending, then
-// volume descending, then symbol ascending, so the order is total and
-// deterministic. It is the one ranking key of the list route; the signals
-// task replaces it.
-func rankByActivity(docs []*schemas.IntelligenceDocument) {
-	slices.SortFunc(docs, func(a, b *schemas.IntelligenceDocument) int {
-		if c := cmp.Compare(b.TradeCount, a.TradeCount); c != 0 {
-			return c
-		}
-		// cmp.Compare orders NaN first; a NaN volume ranks last here.
-		if c := cmp.Compare(b.Volume, a.Volume); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.Symbol, b.Symbol)
-	})
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -324,58 +325,14 @@ func closedOrOpen(desc string, props obj, open bool) obj {
 // field by field.
 func componentSchemas() obj {
 	return obj{
-		{"IntelligenceDocument", object("Spec §2.1; every field is always present, in this order.", obj{
-			{"id", described(tString, "Stable document identifier.")},
-			{"symbol", described(tString, "Normalized crypto or US equity symbol.")},
-			{"window", described(tEnum(schemas.Windows...), "Analysis window.")},
-			{"price", described(tNumber, "Latest observed trade price, USD per base unit.")},
-			{"volume", described(tNumber, "Total traded volume in the window, USD notional.")},
-			{"buyVolume", described(tNumber, "Volume classified as buy side, USD notional.")},
-			{"sellVolume", described(tNumber, "Volume classified as sell side, USD notional.")},
-			{"buyPressure", described(tPercent(), "Percentage 0 to 100.")},
-			{"buySellRatio", described(tNumber, "Buy volume divided by sell volume.")},
-			{"buySellImbalance", described(tNumber, "Buy minus sell as a percentage of total volume.")},
-			{"priceChangePercent", described(tNumber, "Price change over the window, percent.")},
-			{"volumeAcceleration", described(tNumber, "Volume relative to the previous comparable window.")},
-			{"tradeAcceleration", described(tNumber, "Trade count relative to the previous comparable window.")},
-			{"momentumScore", described(tNumber, "Derived momentum score.")},
-			{"activityScore", described(tNumber, "Derived relative activity score.")},
-			{"anomalyScore", described(tNumber, "Derived from baseline deviations and activity/volume multiples.")},
-			{"confidenceScore", described(tNumber, "Derived from trade count and number of baseline samples.")},
-			{"averageTradeSize", described(tNumber, "USD notional per trade.")},
-			{"tradeRatePerMinute", described(tNumber, "Trades per minute.")},
-			{"volumeRatePerMinute", described(tNumber, "USD volume per minute.")},
-			{"priceChangePerMinute", described(tNumber, "Price change percent per minute.")},
-			{"tradeCount", described(tCount, "Trades in the window.")},
-			{"largeTradeCount", described(tCount, "Detected large trades.")},
-			{"largeBuyVolume", described(tNumber, "Volume of large buy trades, USD notional.")},
-			{"largeSellVolume", described(tNumber, "Volume of large sell trades, USD notional.")},
-			{"maxTradeSize", described(tNumber, "Largest single trade size, base units.")},
-			{"maxTradeNotional", described(tNumber, "Largest single trade notional, USD.")},
-			{"dominantSide", described(tEnum("BUY", "SELL", "BALANCED"), "Dominant trade-flow side.")},
-			{"signal", described(tString, "Derived market signal.")},
-			{"signalStrength", described(tEnum("LOW", "MEDIUM", "HIGH"), "Strength of the signal.")},
-			{"timestamp", described(tDateTime, "Time of the observation.")},
-			{"previousSignal", obj{{"description", "Previous signal; null when there was no earlier signal."},
-				{"type", []string{"string", "null"}}}},
-			{"signalChangedAt", obj{{"description", "When the current signal began; null when unknown."},
-				{"type", []string{"string", "null"}}, {"format", "date-time"}}},
-			{"signalAgeSeconds", described(tInteger, "Age of the current signal in seconds.")},
-			{"activityMultiple", described(tNumber, "Activity relative to baseline.")},
-			{"volumeMultiple", described(tNumber, "Volume relative to baseline.")},
-			{"activityZScore", described(tNumber, "Activity deviation in standard deviations.")},
-			{"volumeZScore", described(tNumber, "Volume deviation in standard deviations.")},
-			{"baselineSamples", described(tCount, "Number of baseline samples.")},
-			{"baselineReady", described(tBool, "Baseline has reached its minimum sample threshold.")},
-			{"marketPercentile", described(tPercent(), "Percentile rank of activity among covered symbols.")},
-			{"relativeMomentumPercentile", described(tPercent(), "Percentile rank of momentum among covered symbols.")},
-			{"relativeBuyPressurePercentile", described(tPercent(), "Percentile rank of buy pressure among covered symbols.")},
-			{"eventType", described(tString, "Derived market event type.")},
-			{"lifecycleState", described(tEnum("NEW_SIGNAL", "PERSISTING"), "Signal lifecycle state.")},
-			{"observations", ref("Observations")},
-			{"interpretation", ref("Interpretation")},
-			{"evidence", described(tArray(tString), "Human-readable supporting evidence; never null.")},
-		})},
+		{"IntelligenceDocument", object("Spec §2.1; every field is always present, in this order.", documentProps(false))},
+		{"CompactIntelligenceDocument", object("CompactMarketIntelligence (spec §2.2): IntelligenceDocument without id, buyVolume, sellVolume, "+
+			"buySellRatio, averageTradeSize, tradeRatePerMinute, volumeRatePerMinute, priceChangePerMinute and timestamp.", documentProps(true))},
+		{"MarketSummary", marketSummarySchema()},
+		{"MarketRegime", marketRegimeSchema()},
+		{"SellingSummary", sellingSummarySchema()},
+		{"Comparison", comparisonSchema()},
+		{"Snapshot", snapshotSchema()},
 		{"Observations", openObject("Machine-readable measurements (spec §2.1: free-form object; these fields are always present).", obj{
 			{"quality", ref("Quality")},
 			{"windowSeconds", described(tNumber, "Effective span covered by the window.")},
@@ -444,7 +401,8 @@ func componentSchemas() obj {
 		})},
 		{"InvalidParameterError", object("400: a parameter failed validation.", obj{
 			{"error", tConst(codeInvalidParameter)},
-			{"parameter", described(tEnum("window", "limit", "symbol"), "The rejected parameter.")},
+			{"parameter", described(tEnum("window", "limit", "symbol", "symbols", "minAnomaly", "minTrades",
+				"minBuyPressure", "maxBuyPressure"), "The rejected parameter.")},
 			{"message", tString},
 			{"accepted", obj{{"description", "The accepted values, or a description of the accepted range."},
 				{"oneOf", []obj{tArray(tString), tString}}}},
@@ -485,4 +443,294 @@ func countFields(v any) obj {
 		props = append(props, kv{name, s})
 	}
 	return props
+}
+
+// compactOmitted are the fields of an IntelligenceDocument a
+// CompactMarketIntelligence leaves out (spec §2.2).
+var compactOmitted = []string{"id", "buyVolume", "sellVolume", "buySellRatio", "averageTradeSize",
+	"tradeRatePerMinute", "volumeRatePerMinute", "priceChangePerMinute", "timestamp"}
+
+// documentProps returns the properties of an IntelligenceDocument in
+// render order, without the fields of compactOmitted when compact is set.
+func documentProps(compact bool) obj {
+	all := obj{
+		{"id", described(tString, "Stable document identifier.")},
+		{"symbol", described(tString, "Normalized crypto or US equity symbol.")},
+		{"window", described(tEnum(schemas.Windows...), "Analysis window.")},
+		{"price", described(tNumber, "Latest observed trade price, USD per base unit.")},
+		{"volume", described(tNumber, "Total traded volume in the window, USD notional.")},
+		{"buyVolume", described(tNumber, "Volume classified as buy side, USD notional.")},
+		{"sellVolume", described(tNumber, "Volume classified as sell side, USD notional.")},
+		{"buyPressure", described(tPercent(), "Percentage 0 to 100.")},
+		{"buySellRatio", described(tNumber, "Buy volume divided by sell volume.")},
+		{"buySellImbalance", described(tNumber, "Buy minus sell as a percentage of total volume.")},
+		{"priceChangePercent", described(tNumber, "Price change over the window, percent.")},
+		{"volumeAcceleration", described(tNumber, "Volume relative to the previous comparable window.")},
+		{"tradeAcceleration", described(tNumber, "Trade count relative to the previous comparable window.")},
+		{"momentumScore", described(tNumber, "Derived momentum score.")},
+		{"activityScore", described(tNumber, "Derived relative activity score.")},
+		{"anomalyScore", described(tNumber, "Derived from baseline deviations and activity/volume multiples.")},
+		{"confidenceScore", described(tNumber, "Derived from trade count and number of baseline samples.")},
+		{"averageTradeSize", described(tNumber, "USD notional per trade.")},
+		{"tradeRatePerMinute", described(tNumber, "Trades per minute.")},
+		{"volumeRatePerMinute", described(tNumber, "USD volume per minute.")},
+		{"priceChangePerMinute", described(tNumber, "Price change percent per minute.")},
+		{"tradeCount", described(tCount, "Trades in the window.")},
+		{"largeTradeCount", described(tCount, "Detected large trades.")},
+		{"largeBuyVolume", described(tNumber, "Volume of large buy trades, USD notional.")},
+		{"largeSellVolume", described(tNumber, "Volume of large sell trades, USD notional.")},
+		{"maxTradeSize", described(tNumber, "Largest single trade size, base units.")},
+		{"maxTradeNotional", described(tNumber, "Largest single trade notional, USD.")},
+		{"dominantSide", described(tEnum("BUY", "SELL", "BALANCED"), "Dominant trade-flow side.")},
+		{"signal", described(tEnum(signalValues...), "Derived market signal (docs/signals.md).")},
+		{"signalStrength", described(tEnum("LOW", "MEDIUM", "HIGH"), "Strength of the signal.")},
+		{"timestamp", described(tDateTime, "Time of the observation.")},
+		{"previousSignal", obj{{"description", "Previous signal; null when there was no earlier signal."},
+			{"type", []string{"string", "null"}}}},
+		{"signalChangedAt", obj{{"description", "When the current signal began; null when unknown."},
+			{"type", []string{"string", "null"}}, {"format", "date-time"}}},
+		{"signalAgeSeconds", described(tInteger, "Age of the current signal in seconds.")},
+		{"activityMultiple", described(tNumber, "Activity relative to baseline.")},
+		{"volumeMultiple", described(tNumber, "Volume relative to baseline.")},
+		{"activityZScore", described(tNumber, "Activity deviation in standard deviations.")},
+		{"volumeZScore", described(tNumber, "Volume deviation in standard deviations.")},
+		{"baselineSamples", described(tCount, "Number of baseline samples.")},
+		{"baselineReady", described(tBool, "Baseline has reached its minimum sample threshold.")},
+		{"marketPercentile", described(tPercent(), "Percentile rank of activity among covered symbols.")},
+		{"relativeMomentumPercentile", described(tPercent(), "Percentile rank of momentum among covered symbols.")},
+		{"relativeBuyPressurePercentile", described(tPercent(), "Percentile rank of buy pressure among covered symbols.")},
+		{"eventType", described(tEnum(eventTypeValues...), "Derived market event type (docs/signals.md).")},
+		{"lifecycleState", described(tEnum("NEW_SIGNAL", "PERSISTING"), "Signal lifecycle state.")},
+		{"observations", ref("Observations")},
+		{"interpretation", ref("Interpretation")},
+		{"evidence", described(tArray(tString), "Human-readable supporting evidence; never null.")},
+	}
+	if !compact {
+		return all
+	}
+	out := obj{}
+	for _, p := range all {
+		if !slices.Contains(compactOmitted, p.k) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Enumerations of docs/signals.md and spec §2.5.
+var (
+	signalValues    = []string{signalBullish, signalBearish, signalNeutral}
+	eventTypeValues = []string{"BREAKOUT", "BREAKDOWN", "DISTRIBUTION", "ACCUMULATION", "UNUSUAL_ACTIVITY", "MOMENTUM", eventNormal}
+	regimeValues    = []string{regimeBullish, regimeBearish, regimeMixed, regimeNoData}
+)
+
+func compactList(desc string) obj { return described(tArray(ref("CompactIntelligenceDocument")), desc) }
+
+// marketSummarySchema is the body of GET /api/v1/intelligence/summary.
+func marketSummarySchema() obj {
+	return object("MarketSummary (spec §2.4) of the covered (fresh) symbols of a window.", obj{
+		{"window", described(tEnum(schemas.Windows...), "Normalized window.")},
+		{"symbolsCovered", described(tCount, "Fresh symbols of the window.")},
+		{"bullishSymbols", described(tCount, "Covered symbols whose signal is BULLISH.")},
+		{"bearishSymbols", described(tCount, "Covered symbols whose signal is BEARISH.")},
+		{"neutralSymbols", described(tCount, "Covered symbols neither bullish nor bearish.")},
+		{"bullishBreadthPercent", described(tPercent(), "100 × bullishSymbols / symbolsCovered; 0 without symbols.")},
+		{"bearishBreadthPercent", described(tPercent(), "100 × bearishSymbols / symbolsCovered; 0 without symbols.")},
+		{"averageBuyPressure", described(tNumber, "Average buy pressure of the covered symbols.")},
+		{"averagePriceChangePercent", described(tNumber, "Average price change percent of the covered symbols.")},
+		{"unusualActivitySymbols", described(tCount, "Covered symbols with an anomaly score of at least 70.")},
+		{"regime", described(tEnum(regimeValues...), "Aggregated regime (docs/api.md, Market rules).")},
+		{"topMomentum", compactList("Up to 5 symbols with the highest momentum score.")},
+		{"topActivity", compactList("Up to 5 most active symbols.")},
+		{"topBuying", compactList("Up to 5 symbols with buy pressure at least 60, highest first.")},
+		{"topSelling", compactList("Up to 5 symbols with buy pressure at most 40, lowest first.")},
+		{"events", compactList("Up to 5 symbols with an eventType other than NORMAL.")},
+		{"dataFreshness", object("Ages (now − last trade) in ms of the covered symbols; 0 without symbols.", obj{
+			{"freshestMs", tCount}, {"oldestMs", tCount}})},
+		{"staleSymbols", described(tCount, "Symbols of the window left out as stale.")},
+		{"source", described(tString, "Venues seen in the covered documents, sorted and comma-separated; mi-pipeline without venues.")},
+		{"timestamp", described(tDateTime, "Generation time.")},
+	})
+}
+
+// marketRegimeSchema is the body of GET /api/v1/intelligence/regime.
+func marketRegimeSchema() obj {
+	return object("MarketRegime (spec §2.5) of the covered (fresh) symbols of a window.", obj{
+		{"window", described(tEnum(schemas.Windows...), "Normalized window.")},
+		{"regime", described(tEnum(regimeValues...), "Aggregated regime (docs/api.md, Market rules).")},
+		{"symbolsCovered", described(tCount, "Fresh symbols of the window.")},
+		{"bullishBreadthPercent", described(tPercent(), "Share of covered symbols whose signal is BULLISH.")},
+		{"bearishBreadthPercent", described(tPercent(), "Share of covered symbols whose signal is BEARISH.")},
+		{"averageBuyPressure", tNumber},
+		{"averagePriceChangePercent", tNumber},
+		{"averageMomentumScore", tNumber},
+		{"highConfidenceSignals", described(tCount, "BULLISH or BEARISH signals with a confidence score of at least 75.")},
+		{"unusualActivity", described(tCount, "Covered symbols with an anomaly score of at least 70.")},
+		{"topLeaders", compactList("Up to 5 symbols with the highest momentum score.")},
+		{"topActivityConcentration", compactList("Up to 5 most active symbols.")},
+		{"timestamp", described(tDateTime, "Generation time.")},
+	})
+}
+
+// sellingSummarySchema is the body of GET /api/v1/intelligence/selling.
+func sellingSummarySchema() obj {
+	return object("Summary of the covered symbols under selling pressure (spec §4.1: summary only).", obj{
+		{"window", described(tEnum(schemas.Windows...), "Normalized window.")},
+		{"maxBuyPressure", described(tPercent(), "The threshold applied.")},
+		{"symbolsCovered", described(tCount, "Fresh symbols of the window.")},
+		{"sellingSymbols", described(tCount, "Covered symbols with buy pressure at most maxBuyPressure (before limit).")},
+		{"results", described(tArray(object("", obj{
+			{"symbol", tString},
+			{"price", tNumber},
+			{"priceChangePercent", tNumber},
+			{"buyPressure", tPercent()},
+			{"volume", tNumber},
+			{"tradeCount", tCount},
+			{"signal", tEnum(signalValues...)},
+			{"confidenceScore", tNumber},
+			{"eventType", tEnum(eventTypeValues...)},
+			{"relativeBuyPressurePercentile", tPercent()},
+		})), "Lowest buy pressure first, at most limit.")},
+		{"timestamp", described(tDateTime, "Generation time.")},
+	})
+}
+
+// comparisonSchema is the body of GET /api/v1/intelligence/compare.
+func comparisonSchema() obj {
+	return object("One result per requested symbol, in request order (repeats once).", obj{
+		{"window", described(tEnum(schemas.Windows...), "Normalized window.")},
+		{"results", tArray(obj{{"oneOf", []obj{
+			object("A covered symbol.", obj{
+				{"symbol", tString},
+				{"status", tConst("ok")},
+				{"data", ref("CompactIntelligenceDocument")},
+			}),
+			object("A symbol without a fresh document for the window.", obj{
+				{"symbol", tString},
+				{"status", tConst("no_data")},
+				{"message", tString},
+			}),
+		}}})},
+	})
+}
+
+// snapshotSchema is the body of GET /api/v1/intelligence/snapshot/{symbol}.
+func snapshotSchema() obj {
+	return object("Cheapest live read of one symbol (spec §4.1: summary only).", obj{
+		{"symbol", tString},
+		{"window", tEnum(schemas.Windows...)},
+		{"price", described(tNumber, "Latest trade price, USD per base unit.")},
+		{"priceChangePercent", described(tNumber, "Price change over the window, percent.")},
+		{"buyPressure", tPercent()},
+		{"signal", tEnum(signalValues...)},
+		{"signalStrength", tEnum("LOW", "MEDIUM", "HIGH")},
+		{"confidenceScore", tNumber},
+		{"timestamp", described(tDateTime, "Time of the document.")},
+	})
+}
+
+// numberParam describes an optional decimal number query parameter.
+func numberParam(name, desc string, def, lo, hi float64) obj {
+	return obj{
+		{"name", name},
+		{"in", "query"},
+		{"description", desc},
+		{"required", false},
+		{"schema", obj{{"type", "number"}, {"minimum", lo}, {"maximum", hi}, {"default", def}}},
+	}
+}
+
+// countParam describes an optional integer query parameter from 0 to max.
+func countParam(name, desc string, def, max int64) obj {
+	return obj{
+		{"name", name},
+		{"in", "query"},
+		{"description", desc},
+		{"required", false},
+		{"schema", obj{{"type", "integer"}, {"minimum", 0}, {"maximum", max}, {"default", def}}},
+	}
+}
+
+func symbolsParam() obj {
+	return obj{
+		{"name", "symbols"},
+		{"in", "query"},
+		{"description", "1 to 20 comma-separated symbols, case-insensitive; a repeated symbol is answered once."},
+		{"required", true},
+		{"schema", obj{{"type", "string"}, {"minLength", 1},
+			{"pattern", `^[A-Za-z0-9._-]{1,32}(,[A-Za-z0-9._-]{1,32}){0,19}$`}}},
+	}
+}
+
+// rankingOperation describes a ranking route answering an array of
+// documents.
+func rankingOperation(id, desc string, extra ...obj) apiOperation {
+	return apiOperation{
+		id:     id,
+		params: append([]obj{windowParam(), limitParam(defaultRankLimit, maxListLimit)}, extra...),
+		responses: obj{
+			{"200", jsonResponse(desc+" Covered (fresh) symbols only, percentiles set; [] without data.",
+				obj{{"type", "array"}, {"items", ref("IntelligenceDocument")}})},
+			{"400", refResponse("InvalidParameter")},
+			{"500", refResponse("Internal")},
+		},
+	}
+}
+
+// marketOperations describes the market routes; init adds them to
+// apiOperations.
+func marketOperations() map[string]apiOperation {
+	ok := func(desc, schema string) obj {
+		return obj{
+			{"200", jsonResponse(desc, ref(schema))},
+			{"400", refResponse("InvalidParameter")},
+			{"500", refResponse("Internal")},
+		}
+	}
+	return map[string]apiOperation{
+		"GET /api/v1/intelligence/summary": {id: "getMarketSummary", params: []obj{windowParam()},
+			responses: ok("Market summary of the window.", "MarketSummary")},
+		"GET /api/v1/intelligence/regime": {id: "getMarketRegime", params: []obj{windowParam()},
+			responses: ok("Market regime of the window.", "MarketRegime")},
+		"GET /api/v1/intelligence/top-momentum": rankingOperation("listTopMomentum",
+			"Highest momentum score first."),
+		"GET /api/v1/intelligence/top-activity": rankingOperation("listTopActivity",
+			"Most trades first, then volume."),
+		"GET /api/v1/intelligence/events": rankingOperation("listEvents",
+			"Documents whose eventType is not NORMAL, highest confidence first."),
+		"GET /api/v1/intelligence/unusual": rankingOperation("listUnusual",
+			"Documents with anomalyScore ≥ minAnomaly and tradeCount ≥ minTrades, highest anomaly first.",
+			numberParam("minAnomaly", "Lowest anomaly score kept.", defaultMinAnomaly, 0, 100),
+			countParam("minTrades", "Fewest trades kept.", defaultMinTrades, maxMinTrades)),
+		"GET /api/v1/intelligence/buying": rankingOperation("listBuying",
+			"Documents with buyPressure ≥ minBuyPressure, highest first.",
+			numberParam("minBuyPressure", "Lowest buy pressure kept.", defaultMinBuyPressure, 0, 100)),
+		"GET /api/v1/intelligence/selling": {
+			id: "getSelling",
+			params: []obj{windowParam(), limitParam(defaultRankLimit, maxListLimit),
+				numberParam("maxBuyPressure", "Highest buy pressure kept.", defaultMaxBuyPressure, 0, 100)},
+			responses: ok("Symbols with buyPressure ≤ maxBuyPressure, lowest first.", "SellingSummary"),
+		},
+		"GET /api/v1/intelligence/compare": {
+			id:        "compareIntelligence",
+			params:    []obj{symbolsParam(), windowParam()},
+			responses: ok("One result per symbol; unknown or stale symbols have status no_data.", "Comparison"),
+		},
+		"GET /api/v1/intelligence/snapshot/:symbol": {
+			id:     "getSnapshot",
+			params: []obj{symbolParam(), windowParam()},
+			responses: obj{
+				{"200", jsonResponse("Latest price, change, buy pressure, signal and confidence of the symbol.", ref("Snapshot"))},
+				{"400", refResponse("InvalidParameter")},
+				{"404", jsonResponse("No document for the symbol and window; not charged.", ref("NoDataError"))},
+				{"500", refResponse("Internal")},
+			},
+		},
+	}
+}
+
+func init() {
+	for k, op := range marketOperations() {
+		apiOperations[k] = op
+	}
 }

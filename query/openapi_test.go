@@ -156,11 +156,21 @@ func TestOpenAPIDocument(t *testing.T) {
 		t.Fatalf("openapi %q, info.version %q", doc.OpenAPI, doc.Info.Version)
 	}
 	want := map[string]string{
-		"get /api/v1/intelligence":          "0.01 10000 window:query limit:query",
-		"get /api/v1/intelligence/{symbol}": "0.005 5000 symbol:path window:query",
-		"get /status":                       "0 0",
-		"get /healthz":                      "0 0",
-		"get /openapi.json":                 "0 0",
+		"get /api/v1/intelligence":                   "0.01 10000 window:query limit:query",
+		"get /api/v1/intelligence/{symbol}":          "0.005 5000 symbol:path window:query",
+		"get /api/v1/intelligence/summary":           "0.01 10000 window:query",
+		"get /api/v1/intelligence/top-momentum":      "0.005 5000 window:query limit:query",
+		"get /api/v1/intelligence/top-activity":      "0.005 5000 window:query limit:query",
+		"get /api/v1/intelligence/unusual":           "0.01 10000 window:query limit:query minAnomaly:query minTrades:query",
+		"get /api/v1/intelligence/events":            "0.01 10000 window:query limit:query",
+		"get /api/v1/intelligence/buying":            "0.005 5000 window:query limit:query minBuyPressure:query",
+		"get /api/v1/intelligence/selling":           "0.005 5000 window:query limit:query maxBuyPressure:query",
+		"get /api/v1/intelligence/compare":           "0.01 10000 symbols:query window:query",
+		"get /api/v1/intelligence/regime":            "0.005 5000 window:query",
+		"get /api/v1/intelligence/snapshot/{symbol}": "0.001 1000 symbol:path window:query",
+		"get /status":       "0 0",
+		"get /healthz":      "0 0",
+		"get /openapi.json": "0 0",
 	}
 	got := map[string]string{}
 	for p, item := range doc.Paths {
@@ -233,7 +243,23 @@ func TestOpenAPILiveResponses(t *testing.T) {
 	check("/api/v1/intelligence/NANUSD", 200)           // non-finite numbers render as 0
 	check("/api/v1/intelligence", 200)
 	check("/api/v1/intelligence?window=1m&limit=100", 200)
-	check("/api/v1/intelligence?window=15m&limit=1", 200) // []
+	check("/api/v1/intelligence?window=15m&limit=1", 200)         // []
+	for _, w := range []string{"", "?window=1m", "?window=15m"} { // 15m: no data
+		check("/api/v1/intelligence/summary"+w, 200)
+		check("/api/v1/intelligence/regime"+w, 200)
+	}
+	check("/api/v1/intelligence/top-momentum", 200)
+	check("/api/v1/intelligence/top-activity?window=1m&limit=1", 200)
+	check("/api/v1/intelligence/unusual?minAnomaly=0&minTrades=0", 200)
+	check("/api/v1/intelligence/unusual", 200) // []
+	check("/api/v1/intelligence/events", 200)
+	check("/api/v1/intelligence/buying?minBuyPressure=0.5", 200)
+	check("/api/v1/intelligence/selling?maxBuyPressure=100", 200)
+	check("/api/v1/intelligence/selling", 200)
+	check("/api/v1/intelligence/compare?symbols=btcusd,DOGEUSD,ETHUSD,BTCUSD", 200)
+	check("/api/v1/intelligence/compare?symbols=ETHUSD&window=1m", 200)
+	check("/api/v1/intelligence/snapshot/BTCUSD", 200)
+	check("/api/v1/intelligence/snapshot/nanusd", 200)
 	check("/status", 200)
 	check("/healthz", 200)
 	check("/openapi.json", 200)
@@ -245,6 +271,19 @@ func TestOpenAPILiveResponses(t *testing.T) {
 	check("/api/v1/intelligence/"+strings.Repeat("A", 33), 400)
 	check("/api/v1/intelligence/BTC%2BUSD", 400)
 
+	check("/api/v1/intelligence/summary?window=1", 400)
+	check("/api/v1/intelligence/top-momentum?limit=-1", 400)
+	check("/api/v1/intelligence/unusual?minAnomaly=101", 400)
+	check("/api/v1/intelligence/unusual?minTrades=-1", 400)
+	check("/api/v1/intelligence/unusual?minTrades=1.5", 400)
+	check("/api/v1/intelligence/buying?minBuyPressure=1e3", 400) // NaN crashes the validator; see TestMarketRoutesOddParams
+	check("/api/v1/intelligence/selling?maxBuyPressure=-0.1", 400)
+	check("/api/v1/intelligence/compare", 400)
+	check("/api/v1/intelligence/compare?symbols=BTC%2BUSD", 400)
+	check("/api/v1/intelligence/compare?symbols=A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U", 400)
+	check("/api/v1/intelligence/snapshot/"+strings.Repeat("A", 33), 400)
+
+	check("/api/v1/intelligence/snapshot/DOGEUSD", 404)
 	check("/api/v1/intelligence/DOGEUSD", 404)
 	check("/api/v1/intelligence/ETHUSD?window=15m", 404)
 
@@ -302,7 +341,7 @@ func TestOpenAPIRejectsWrongBodies(t *testing.T) {
 		"extra field":   strings.Replace(good, `"price":61234.5,`, `"price":61234.5,"bonus":1,`, 1),
 		"extra nested":  strings.Replace(good, `"windowSeconds":300`, `"windowSeconds":300,"bonus":1`, 1),
 		"date-time":     strings.Replace(good, `"timestamp":"2024-08-08T11:59:58.500Z"`, `"timestamp":"yesterday"`, 1),
-		"null":          strings.Replace(good, `"signal":"ACCUMULATION"`, `"signal":null`, 1),
+		"null":          strings.Replace(good, `"signal":"BULLISH"`, `"signal":null`, 1),
 		"charged":       `{"error":"no_data","message":"m","symbol":"X","coveredSymbols":[],"charged":true}`,
 	}
 	for name, body := range wrong {

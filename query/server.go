@@ -120,6 +120,16 @@ func New(d Deps) *Server {
 const (
 	priceIntelligenceList   = 10_000
 	priceIntelligenceSymbol = 5_000
+	priceSummary            = 10_000
+	priceTopMomentum        = 5_000
+	priceTopActivity        = 5_000
+	priceUnusual            = 10_000
+	priceEvents             = 10_000
+	priceBuying             = 5_000
+	priceSelling            = 5_000
+	priceCompare            = 10_000
+	priceRegime             = 5_000
+	priceSnapshot           = 1_000
 )
 
 // table returns the route table. Later tasks add their routes here.
@@ -131,6 +141,76 @@ func (s *Server) table() []Route {
 			PriceMicroUSD: priceIntelligenceList,
 			Summary:       "Latest intelligence documents of every covered symbol for a window, most active first.",
 			Handler:       s.handleIntelligenceList,
+		},
+		{
+			Method:        fiber.MethodGet,
+			Path:          "/api/v1/intelligence/summary",
+			PriceMicroUSD: priceSummary,
+			Summary:       "Market summary of a window: breadth, averages, regime, top lists and data freshness.",
+			Handler:       s.handleSummary,
+		},
+		{
+			Method:        fiber.MethodGet,
+			Path:          "/api/v1/intelligence/top-momentum",
+			PriceMicroUSD: priceTopMomentum,
+			Summary:       "Covered symbols with the highest momentum score.",
+			Handler:       s.handleTopMomentum,
+		},
+		{
+			Method:        fiber.MethodGet,
+			Path:          "/api/v1/intelligence/top-activity",
+			PriceMicroUSD: priceTopActivity,
+			Summary:       "Covered symbols with the most trades, then volume.",
+			Handler:       s.handleTopActivity,
+		},
+		{
+			Method:        fiber.MethodGet,
+			Path:          "/api/v1/intelligence/unusual",
+			PriceMicroUSD: priceUnusual,
+			Summary:       "Covered symbols with an anomaly score of at least minAnomaly and at least minTrades trades.",
+			Handler:       s.handleUnusual,
+		},
+		{
+			Method:        fiber.MethodGet,
+			Path:          "/api/v1/intelligence/events",
+			PriceMicroUSD: priceEvents,
+			Summary:       "Covered symbols with a market event (eventType other than NORMAL).",
+			Handler:       s.handleEvents,
+		},
+		{
+			Method:        fiber.MethodGet,
+			Path:          "/api/v1/intelligence/buying",
+			PriceMicroUSD: priceBuying,
+			Summary:       "Covered symbols with a buy pressure of at least minBuyPressure, highest first.",
+			Handler:       s.handleBuying,
+		},
+		{
+			Method:        fiber.MethodGet,
+			Path:          "/api/v1/intelligence/selling",
+			PriceMicroUSD: priceSelling,
+			Summary:       "Summary of the covered symbols with a buy pressure of at most maxBuyPressure, lowest first.",
+			Handler:       s.handleSelling,
+		},
+		{
+			Method:        fiber.MethodGet,
+			Path:          "/api/v1/intelligence/compare",
+			PriceMicroUSD: priceCompare,
+			Summary:       "Compact intelligence of up to 20 symbols side by side.",
+			Handler:       s.handleCompare,
+		},
+		{
+			Method:        fiber.MethodGet,
+			Path:          "/api/v1/intelligence/regime",
+			PriceMicroUSD: priceRegime,
+			Summary:       "Market regime of a window (BULLISH, BEARISH, MIXED, NO_DATA) with breadth and leaders.",
+			Handler:       s.handleRegime,
+		},
+		{
+			Method:        fiber.MethodGet,
+			Path:          "/api/v1/intelligence/snapshot/:symbol",
+			PriceMicroUSD: priceSnapshot,
+			Summary:       "Cheapest live read of one symbol: price, change, buy pressure, signal, confidence.",
+			Handler:       s.handleSnapshot,
 		},
 		{
 			Method:        fiber.MethodGet,

@@ -3,6 +3,7 @@ package query
 import (
 	"errors"
 	"net/http"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -91,6 +92,8 @@ func TestValidation(t *testing.T) {
 	f("/api/v1/intelligence/%C3%A9", badSymbol)
 }
 
+var percentileRe = regexp.MustCompile(`"(market|relativeMomentum|relativeBuyPressure)Percentile":[0-9.e+-]+`)
+
 func TestIntelligenceList(t *testing.T) {
 	docs := []*schemas.IntelligenceDocument{
 		smallDoc("AAA", "5m", 10, 100),
@@ -118,12 +121,18 @@ func TestIntelligenceList(t *testing.T) {
 				}
 			}
 		}
+		// Percentiles are the market's (TestMarket); compared as 0 here.
+		body = percentileRe.ReplaceAllString(body, `"${1}Percentile":0`)
 		if wantBody := string(appendDocuments(nil, want)); body != wantBody {
 			t.Fatalf("GET %s:\ngot:  %s\nwant: %s", target, body, wantBody)
 		}
 	}
 	// Trade count desc, then volume desc, then symbol.
 	f("/api/v1/intelligence", "BBB", "CCC", "AAA", "DDD")
+	if _, _, body := do(t, app, http.MethodGet, "/api/v1/intelligence"); !strings.Contains(body, `"marketPercentile":100,`) ||
+		strings.Count(body, `"marketPercentile":16.666666666666668,`) != 2 {
+		t.Fatalf("the list route does not set marketPercentile: %s", body)
+	}
 	f("/api/v1/intelligence?window=5m&limit=2", "BBB", "CCC")
 	f("/api/v1/intelligence?limit=1&unknown=1", "BBB")
 	f("/api/v1/intelligence?window=1m", "EEE")
@@ -154,7 +163,7 @@ func TestIntelligenceList(t *testing.T) {
 func TestRankByActivity(t *testing.T) {
 	f := func(in []*schemas.IntelligenceDocument, want string) {
 		t.Helper()
-		rankByActivity(in)
+		slices.SortFunc(in, mostActiveFirst)
 		var got []string
 		for _, d := range in {
 			got = append(got, d.Symbol)
@@ -271,7 +280,11 @@ func TestPaywall(t *testing.T) {
 	pw := &recordingPaywall{}
 	app := newTestServer(nil, pw, fullDoc()).App()
 	slices.Sort(pw.wrapped)
-	if got := strings.Join(pw.wrapped, " "); got != "/api/v1/intelligence /api/v1/intelligence/:symbol" {
+	if got := strings.Join(pw.wrapped, " "); got != "/api/v1/intelligence /api/v1/intelligence/:symbol "+
+		"/api/v1/intelligence/buying /api/v1/intelligence/compare /api/v1/intelligence/events "+
+		"/api/v1/intelligence/regime /api/v1/intelligence/selling /api/v1/intelligence/snapshot/:symbol "+
+		"/api/v1/intelligence/summary /api/v1/intelligence/top-activity /api/v1/intelligence/top-momentum "+
+		"/api/v1/intelligence/unusual" {
 		t.Fatalf("paywall wrapped %s, want exactly the priced routes", got)
 	}
 	f := func(target string, paid bool, wantStatus int, wantCalls int) {
@@ -294,6 +307,8 @@ func TestPaywall(t *testing.T) {
 	f("/api/v1/intelligence/BTCUSD", true, 200, 1)
 	f("/api/v1/intelligence?limit=5", false, 402, 1)
 	f("/api/v1/intelligence?limit=5", true, 200, 1)
+	f("/api/v1/intelligence/summary", false, 402, 1)
+	f("/api/v1/intelligence/snapshot/BTCUSD", true, 200, 1)
 	f("/status", false, 200, 0)
 	f("/healthz", false, 200, 0)
 	f("/nope", false, 404, 0)
@@ -310,6 +325,16 @@ func TestRoutes(t *testing.T) {
 	}
 	want := []string{
 		"GET /api/v1/intelligence 10000",
+		"GET /api/v1/intelligence/summary 10000",
+		"GET /api/v1/intelligence/top-momentum 5000",
+		"GET /api/v1/intelligence/top-activity 5000",
+		"GET /api/v1/intelligence/unusual 10000",
+		"GET /api/v1/intelligence/events 10000",
+		"GET /api/v1/intelligence/buying 5000",
+		"GET /api/v1/intelligence/selling 5000",
+		"GET /api/v1/intelligence/compare 10000",
+		"GET /api/v1/intelligence/regime 5000",
+		"GET /api/v1/intelligence/snapshot/:symbol 1000",
 		"GET /api/v1/intelligence/:symbol 5000",
 		"GET /status 0",
 		"GET /healthz 0",
