@@ -33,7 +33,14 @@ func StartEmbedded(listen, dataDir string, logger *slog.Logger) (*Embedded, erro
 			return net.Listen(network, listen)
 		}),
 		// Producers use transactions; allow long batches at max replay speed.
-		kfake.BrokerConfigs(map[string]string{"transaction.max.timeout.ms": "900000", "message.max.bytes": strconv.Itoa(MaxRecordBytes)}),
+		kfake.BrokerConfigs(map[string]string{
+			"transaction.max.timeout.ms": "900000",
+			"message.max.bytes":          strconv.Itoa(MaxRecordBytes),
+			// Compact mi.signals.v1 and mi.state.v1 every minute: a live
+			// run writes ~170 documents a second, of which only the latest
+			// per key matter.
+			"log.cleaner.backoff.ms": "60000",
+		}),
 	}
 	if dataDir != "" {
 		dir := filepath.Join(dataDir, "kafka")

@@ -142,7 +142,7 @@ type SourceSpec struct {
 	Paths []string // replay files
 	// Simulator settings (sim only).
 	Seed      int64
-	Start     time.Time // zero = live: 20 minutes before now, then real time
+	Start     time.Time // zero = live: an hour before now (so the 1m and 5m baselines are ready at once), then real time
 	Duration  time.Duration
 	RateScale float64
 	Events    float64 // events per symbol per day; 0 = simulator default
@@ -229,7 +229,7 @@ func runSource(ctx context.Context, cfg RunConfig, brokers []string, spec, txnSu
 		case found && cp.StartNs != 0:
 			start = time.Unix(0, cp.StartNs).UTC()
 		case start.IsZero():
-			start = cfg.Now().Add(-20 * time.Minute).Truncate(time.Second).UTC()
+			start = cfg.Now().Add(-LiveSimHistory).Truncate(time.Second).UTC()
 		}
 		var end time.Time
 		if sp.Duration > 0 {
@@ -258,5 +258,10 @@ func runSource(ctx context.Context, cfg RunConfig, brokers []string, spec, txnSu
 	}
 	return Ingest(ctx, icfg, src, resume)
 }
+
+// LiveSimHistory is how far in the past a live simulation starts: it
+// catches up at full speed, so the 1m and 5m baselines (10 windows) are
+// ready when it reaches the present.
+const LiveSimHistory = time.Hour
 
 func simName(seed int64) string { return "sim:seed=" + strconv.FormatInt(seed, 10) }
