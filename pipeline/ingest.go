@@ -89,9 +89,10 @@ type IngestConfig struct {
 }
 
 // Ingest reads src and writes its trades to mi.trades.v1 (key = symbol) and
-// its rejected inputs to mi.trades.dlq.v1 (reason in header "reason"), in
-// transactions that also carry the source checkpoint. It skips the
-// resume.Records records already committed by an earlier run. It returns nil
+// its rejected inputs to mi.trades.dlq.v1 (reason in header "reason"), each
+// with "source" and "seq" headers, in transactions; after each one commits, a
+// second transaction writes the source checkpoint that counts them. It skips
+// the resume.Records records already committed by an earlier run. It returns nil
 // when a finite source is exhausted and committed, or ctx's error.
 func Ingest(ctx context.Context, cfg IngestConfig, src sources.Source, resume Checkpoint) error {
 	name := src.Name()
