@@ -47,8 +47,9 @@ func (s *Server) handleIntelligenceSymbol(c fiber.Ctx) error {
 			return appendNoDataBody(b, symbol, window, covered)
 		})
 	}
+	now := s.d.Now()
 	return sendRendered(c, fiber.StatusOK, func(b []byte) []byte {
-		return AppendDocument(b, d)
+		return appendSymbolDetail(b, d, now)
 	})
 }
 

@@ -97,7 +97,7 @@ var apiOperations = map[string]apiOperation{
 		id:     "getIntelligence",
 		params: []obj{symbolParam(), windowParam()},
 		responses: obj{
-			{"200", jsonResponse("The latest document of the symbol for the window.", ref("IntelligenceDocument"))},
+			{"200", jsonResponse("The latest document of the symbol for the window, with the symbol detail extension (spec §2.3).", ref("SymbolDetail"))},
 			{"400", refResponse("InvalidParameter")},
 			{"404", jsonResponse("No document for the symbol and window (spec §7); not charged.", ref("NoDataError"))},
 			{"500", refResponse("Internal")},
@@ -326,6 +326,7 @@ func closedOrOpen(desc string, props obj, open bool) obj {
 func componentSchemas() obj {
 	return obj{
 		{"IntelligenceDocument", object("Spec §2.1; every field is always present, in this order.", documentProps(false))},
+		{"SymbolDetail", object("IntelligenceDocument plus the symbol detail extension (spec §2.3).", symbolDetailProps())},
 		{"CompactIntelligenceDocument", object("CompactMarketIntelligence (spec §2.2): IntelligenceDocument without id, buyVolume, sellVolume, "+
 			"buySellRatio, averageTradeSize, tradeRatePerMinute, volumeRatePerMinute, priceChangePerMinute and timestamp.", documentProps(true))},
 		{"MarketSummary", marketSummarySchema()},
@@ -733,4 +734,31 @@ func init() {
 	for k, op := range marketOperations() {
 		apiOperations[k] = op
 	}
+}
+
+// symbolDetailProps are the IntelligenceDocument's properties followed by
+// the symbol detail extension of spec §2.3.
+func symbolDetailProps() obj {
+	nullableTime := obj{{"type", []string{"string", "null"}}, {"format", "date-time"}}
+	sizes := object("USD order size to cost in bps, or null with the size's price move over 1%.", obj{
+		{"1000", obj{{"type", []string{"number", "null"}}}},
+		{"10000", obj{{"type", []string{"number", "null"}}}},
+		{"50000", obj{{"type", []string{"number", "null"}}}},
+	})
+	return append(documentProps(false),
+		kv{"liquidity", object("On-chain liquidity: cost of a market order as one swap in the best pool. Until pool state is kept, method says so and the numbers are null.", obj{
+			{"method", described(obj{{"type", "string"}}, "Method label; \""+liquidityMethodNone+"\" while no pool state is kept.")},
+			{"as_of", described(nullableTime, "Time of the estimate; null without one.")},
+			{"liquidity_score", described(obj{{"type", []string{"integer", "null"}}, {"minimum", 0}, {"maximum", 100}}, "100·exp(−bps/50) with bps the average of the $10k buy and sell cost; null without an estimate.")},
+			{"slippage_bps", described(obj{{"oneOf", []obj{{{"type", "null"}}, object("Buy and sell costs.", obj{{"buy", sizes}, {"sell", sizes}})}}}, "Cost in bps per order size; null without an estimate.")},
+			{"estimates", described(tArray(obj{{"type", "object"}}), "Estimate items (defined with the venues issue); empty until then.")},
+			{"pools", described(tArray(obj{{"type", "object"}}), "Pool items (defined with the venues issue); empty until then.")},
+		})},
+		kv{"sources", described(tArray(object("A venue contributing to the window.", obj{
+			{"source", obj{{"type", "string"}}},
+			{"status", described(tEnum("ok", "stale"), "stale once the symbol's last trade is older than the window's staleness limit.")},
+			{"as_of", described(nullableTime, "The newest trade of the window.")},
+		})), "One entry per venue in the window.")},
+		kv{"as_of", described(nullableTime, "Time of the response data: the document's timestamp.")},
+	)
 }

@@ -333,7 +333,7 @@ func TestOpenAPIErrorBodies(t *testing.T) {
 // drift from the document are rejected.
 func TestOpenAPIRejectsWrongBodies(t *testing.T) {
 	f := newOpenAPIFixture(t)
-	good := string(AppendDocument(nil, fullDoc()))
+	good := string(appendSymbolDetail(nil, fullDoc(), testNow))
 	wrong := map[string]string{
 		"enum":          strings.Replace(good, `"dominantSide":"BUY"`, `"dominantSide":"UP"`, 1),
 		"type":          strings.Replace(good, `"tradeCount":600`, `"tradeCount":"600"`, 1),

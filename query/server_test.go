@@ -32,14 +32,14 @@ func TestIntelligenceSymbol(t *testing.T) {
 			t.Fatalf("GET %s: Content-Type %q, want application/json", target, ct)
 		}
 	}
-	btcBody := string(AppendDocument(nil, btc))
+	btcBody := string(appendSymbolDetail(nil, btc, testNow))
 	f("/api/v1/intelligence/BTCUSD", 200, btcBody)
 	f("/api/v1/intelligence/btcusd", 200, btcBody)
 	f("/api/v1/intelligence/BtcUsd?window=5m", 200, btcBody)
 	f("/api/v1/intelligence/BTCUSD?window=", 200, btcBody)
 	f("/api/v1/intelligence/BTCUSD?foo=bar&window=5m&limit=nonsense", 200, btcBody)
-	f("/api/v1/intelligence/BTCUSD?window=1m", 200, string(AppendDocument(nil, btc1m)))
-	f("/api/v1/intelligence/brk.b?window=15m", 200, string(AppendDocument(nil, brk)))
+	f("/api/v1/intelligence/BTCUSD?window=1m", 200, string(appendSymbolDetail(nil, btc1m, testNow)))
+	f("/api/v1/intelligence/brk.b?window=15m", 200, string(appendSymbolDetail(nil, brk, testNow)))
 
 	noData := func(symbol, window string) string {
 		return `{"error":"no_data","message":"no ` + window + ` intelligence for ` + symbol +
