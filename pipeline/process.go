@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -336,7 +335,7 @@ func (p *processor) handle(ctx context.Context, fp kgo.FetchTopicPartition) erro
 			continue
 		}
 		ps.pos.Offset = r.Offset + 1
-		if src, seq, ok := sourceSeq(r); ok {
+		if src, seq, ok := sourceSeq(r, &p.intern); ok {
 			if last, seen := ps.pos.Seq[src]; seen && seq <= last {
 				p.stats.Redelivered.Add(1) // produced again after an ingest crash
 				continue
@@ -357,8 +356,9 @@ func (p *processor) handle(ctx context.Context, fp kgo.FetchTopicPartition) erro
 	return nil
 }
 
-// sourceSeq reads the ingest headers of a record.
-func sourceSeq(r *kgo.Record) (string, int64, bool) {
+// sourceSeq reads the ingest headers of a record; the source name comes
+// from in, so it is allocated once per source.
+func sourceSeq(r *kgo.Record, in *schemas.Interner) (string, int64, bool) {
 	var src []byte
 	var seq int64 = -1
 	for _, h := range r.Headers {
@@ -374,7 +374,7 @@ func sourceSeq(r *kgo.Record) (string, int64, bool) {
 	if src == nil || seq < 0 {
 		return "", 0, false
 	}
-	return string(bytes.Clone(src)), seq, true
+	return in.String(src), seq, true
 }
 
 // partition returns the state of a partition, restoring it from the

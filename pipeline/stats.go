@@ -3,7 +3,6 @@ package pipeline
 import (
 	"sort"
 	"sync"
-	"time"
 )
 
 // Stats counts what the pipeline has ingested, per source, for /status and
@@ -12,7 +11,6 @@ type Stats struct {
 	mu      sync.Mutex
 	sources map[string]*SourceStats
 	dlq     map[string]uint64 // rejected records by reason phrase
-	started time.Time
 	proc    *ProcessStats
 }
 
@@ -30,7 +28,7 @@ type SourceStats struct {
 
 // NewStats returns empty stats.
 func NewStats() *Stats {
-	return &Stats{sources: map[string]*SourceStats{}, dlq: map[string]uint64{}, started: time.Now()}
+	return &Stats{sources: map[string]*SourceStats{}, dlq: map[string]uint64{}}
 }
 
 func (s *Stats) source(name string) *SourceStats {

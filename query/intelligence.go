@@ -32,6 +32,16 @@ func sendParamError(c fiber.Ctx, e *paramError) error {
 
 // handleIntelligenceSymbol serves GET /api/v1/intelligence/:symbol?window=.
 func (s *Server) handleIntelligenceSymbol(c fiber.Ctx) error {
+	now := s.d.Now()
+	return s.serveSymbol(c, func(b []byte, d *schemas.IntelligenceDocument) []byte {
+		return appendSymbolDetail(b, d, now)
+	})
+}
+
+// serveSymbol validates the window and symbol parameters, looks up the
+// symbol's latest document and answers it rendered by render, or 404 with
+// the no_data body of spec §7.
+func (s *Server) serveSymbol(c fiber.Ctx, render func([]byte, *schemas.IntelligenceDocument) []byte) error {
 	window, perr := parseWindow(c.Query("window"))
 	if perr != nil {
 		return sendParamError(c, perr)
@@ -47,9 +57,8 @@ func (s *Server) handleIntelligenceSymbol(c fiber.Ctx) error {
 			return appendNoDataBody(b, symbol, window, covered)
 		})
 	}
-	now := s.d.Now()
 	return sendRendered(c, fiber.StatusOK, func(b []byte) []byte {
-		return appendSymbolDetail(b, d, now)
+		return render(b, d)
 	})
 }
 

@@ -254,24 +254,7 @@ func (s *Server) handleCompare(c fiber.Ctx) error {
 // cheapest read of one symbol's latest document (Snapshot in docs/api.md).
 // It reads the view directly: no market, no staleness rule.
 func (s *Server) handleSnapshot(c fiber.Ctx) error {
-	window, perr := parseWindow(c.Query("window"))
-	if perr != nil {
-		return sendParamError(c, perr)
-	}
-	symbol, perr := parseSymbol(c.Params("symbol"))
-	if perr != nil {
-		return sendParamError(c, perr)
-	}
-	d, ok := s.d.Views.Get(symbol, window)
-	if !ok {
-		covered := s.d.Views.Symbols()
-		return sendRendered(c, fiber.StatusNotFound, func(b []byte) []byte {
-			return appendNoDataBody(b, symbol, window, covered)
-		})
-	}
-	return sendRendered(c, fiber.StatusOK, func(b []byte) []byte {
-		return appendSnapshot(b, d)
-	})
+	return s.serveSymbol(c, appendSnapshot)
 }
 
 // appendSnapshot renders the Snapshot body of d.

@@ -12,6 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/marketintel/mi/pipeline"
 	"github.com/marketintel/mi/schemas"
 )
 
@@ -82,7 +83,9 @@ func TestBadInputIsDeadLettered(t *testing.T) {
 	}
 	deadline := time.Now().Add(time.Minute)
 	for {
-		lag, err := lagOf(ctx, h.brokers)
+		lctx, lcancel := context.WithTimeout(ctx, 5*time.Second)
+		lag, err := pipeline.Lag(lctx, h.brokers, "")
+		lcancel()
 		if err == nil && lag == 0 && h.proc.Trades.Load() >= 2+uint64(len(recs)-1) {
 			break
 		}
@@ -131,10 +134,4 @@ func TestBadInputIsDeadLettered(t *testing.T) {
 			t.Errorf("no candle for %s: the pipeline stalled on bad input (have %d candles)", minute.Format("15:04"), len(c))
 		}
 	}
-}
-
-func lagOf(ctx context.Context, brokers []string) (int64, error) {
-	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	return lagFn(cctx, brokers)
 }

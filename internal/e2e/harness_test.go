@@ -219,6 +219,4 @@ func freePort(t *testing.T) int {
 	return l.Addr().(*net.TCPAddr).Port
 }
 
-var lagFn = func(ctx context.Context, brokers []string) (int64, error) { return pipeline.Lag(ctx, brokers, "") }
-
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
