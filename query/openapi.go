@@ -324,6 +324,40 @@ func closedOrOpen(desc string, props obj, open bool) obj {
 // componentSchemas returns components.schemas: the bodies of docs/api.md
 // field by field.
 func componentSchemas() obj {
+	return append(baseSchemas(), extraSchemas...)
+}
+
+// parameterNames are the parameters a 400 body may name. Feature files add
+// theirs with registerParameterNames in an init function.
+var parameterNames = []string{"window", "limit", "symbol", "symbols", "minAnomaly", "minTrades",
+	"minBuyPressure", "maxBuyPressure"}
+
+// registerParameterNames adds names to the enum of InvalidParameterError's
+// parameter field, once each.
+func registerParameterNames(names ...string) {
+	for _, n := range names {
+		if !slices.Contains(parameterNames, n) {
+			parameterNames = append(parameterNames, n)
+		}
+	}
+}
+
+// extraSchemas are the component schemas of feature files, registered with
+// registerSchema in an init function (file-name order, so deterministic).
+var extraSchemas obj
+
+// registerSchema adds the component schema name; it panics on a duplicate.
+func registerSchema(name string, schema obj) {
+	for _, e := range append(baseSchemas(), extraSchemas...) {
+		if e.k == name {
+			panic("BUG: component schema " + name + " registered twice")
+		}
+	}
+	extraSchemas = append(extraSchemas, kv{name, schema})
+}
+
+// baseSchemas are the component schemas of the intelligence routes.
+func baseSchemas() obj {
 	return obj{
 		{"IntelligenceDocument", object("Spec §2.1; every field is always present, in this order.", documentProps(false))},
 		{"SymbolDetail", object("IntelligenceDocument plus the symbol detail extension (spec §2.3).", symbolDetailProps())},
@@ -402,8 +436,7 @@ func componentSchemas() obj {
 		})},
 		{"InvalidParameterError", object("400: a parameter failed validation.", obj{
 			{"error", tConst(codeInvalidParameter)},
-			{"parameter", described(tEnum("window", "limit", "symbol", "symbols", "minAnomaly", "minTrades",
-				"minBuyPressure", "maxBuyPressure"), "The rejected parameter.")},
+			{"parameter", described(tEnum(parameterNames...), "The rejected parameter.")},
 			{"message", tString},
 			{"accepted", obj{{"description", "The accepted values, or a description of the accepted range."},
 				{"oneOf", []obj{tArray(tString), tString}}}},

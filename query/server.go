@@ -132,8 +132,28 @@ const (
 	priceSnapshot           = 1_000
 )
 
-// table returns the route table. Later tasks add their routes here.
+// routeGroups are the route tables of feature files (history, payments,
+// alerts, MCP, ...), registered with registerRoutes in an init function.
+var routeGroups []func(*Server) []Route
+
+// registerRoutes adds a feature's routes to every Server's table. Each
+// feature also adds its operations to apiOperations and its schemas with
+// registerSchema, in the same file or next to it.
+func registerRoutes(group func(*Server) []Route) { routeGroups = append(routeGroups, group) }
+
+// table returns the route table: the intelligence routes below, then every
+// registered group in registration order.
 func (s *Server) table() []Route {
+	routes := s.intelligenceRoutes()
+	for _, g := range routeGroups {
+		routes = append(routes, g(s)...)
+	}
+	return routes
+}
+
+// intelligenceRoutes are the live market-intelligence routes and the
+// operational ones.
+func (s *Server) intelligenceRoutes() []Route {
 	return []Route{
 		{
 			Method:        fiber.MethodGet,
