@@ -58,6 +58,13 @@ type Route struct {
 	// PriceMicroUSD is the price of one successful call in USDC atomic
 	// units (micro-USD); 0 means free.
 	PriceMicroUSD int64
+	// X402Only marks a route that only an x402 payment pays (the credits
+	// buy routes): X-API-Key and SIGN-IN-WITH-X do not pay for it, and an
+	// X-API-Key on it names the key to top up.
+	X402Only bool
+	// Assets are the asset symbols the route's 402 quotes; nil means USDC
+	// only. The credits buy routes accept USDC and EURC.
+	Assets []string
 	// Summary is one line describing the route, for pricing pages and
 	// OpenAPI.
 	Summary string
