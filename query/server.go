@@ -78,6 +78,8 @@ type Server struct {
 	d      Deps
 	app    *fiber.App
 	routes []Route
+	// mcp is the MCP tool server, built on first use (mcp.go).
+	mcp mcpServer
 }
 
 // New builds the server from d. It registers every route of the table, the
