@@ -10,7 +10,7 @@ import (
 // AlgorithmVersion names the version of the scores, event types, signals
 // and lifecycle rules (docs/signals.md). It is stamped on every
 // SignalChange; change it whenever a formula or threshold changes.
-const AlgorithmVersion = "mi-signals/1.1.0"
+const AlgorithmVersion = "mi-signals/1.2.0"
 
 // Score and classification rules (docs/signals.md).
 const (
@@ -25,6 +25,10 @@ const (
 	// UnusualAnomalyScore is the anomaly score from which activity is
 	// unusual.
 	UnusualAnomalyScore = 70
+	// ElevatedAnomalyScore is the anomaly part from which volume or
+	// activity is elevated: |z| ≥ 15/7 and multiple ≥ 13/7. Every
+	// directional event type needs it (docs/signals.md).
+	ElevatedAnomalyScore = 50
 
 	strongMomentumHigh = 70 // momentum from which a move is strong upwards
 	strongMomentumLow  = 30 // momentum up to which a move is strong downwards
@@ -208,18 +212,21 @@ func eventType(in *scoreInputs, s *scores) string {
 		return EventNormal
 	}
 	flat := flatMoveShare * s.typicalMove
+	up, down := in.change >= s.typicalMove, in.change <= -s.typicalMove
+	elevated := s.anomaly >= ElevatedAnomalyScore
+	volUnusual := s.volumeAnomaly >= UnusualAnomalyScore
 	switch {
-	case s.volumeAnomaly >= UnusualAnomalyScore && s.momentum >= strongMomentumHigh && in.buyPressure >= pressureHigh:
+	case elevated && up && s.momentum >= strongMomentumHigh && in.buyPressure >= pressureHigh:
 		return EventBreakout
-	case s.volumeAnomaly >= UnusualAnomalyScore && s.momentum <= strongMomentumLow && in.buyPressure <= pressureLow:
+	case elevated && down && s.momentum <= strongMomentumLow && in.buyPressure <= pressureLow:
 		return EventBreakdown
-	case in.volMult >= elevatedVolume && in.buyPressure <= pressureLow && in.change <= flat && in.largeSell > in.largeBuy:
+	case volUnusual && in.buyPressure <= pressureLow && in.change <= flat && in.largeSell > in.largeBuy:
 		return EventDistribution
-	case in.volMult >= elevatedVolume && in.buyPressure >= pressureHigh && in.change >= -flat && in.largeBuy > in.largeSell:
+	case volUnusual && in.buyPressure >= pressureHigh && in.change >= -flat && in.largeBuy > in.largeSell:
 		return EventAccumulation
 	case s.anomaly >= UnusualAnomalyScore:
 		return EventUnusualActivity
-	case (s.momentum >= strongMomentumHigh || s.momentum <= strongMomentumLow) && in.activityMult >= 1:
+	case s.activityAnomaly >= ElevatedAnomalyScore && (up && s.momentum >= strongMomentumHigh || down && s.momentum <= strongMomentumLow):
 		return EventMomentum
 	}
 	return EventNormal
