@@ -35,7 +35,11 @@ const (
 	pressureHigh       = 60 // buy pressure from which buyers dominate an event
 	pressureLow        = 40 // buy pressure up to which sellers dominate an event
 	elevatedVolume     = 1.5
-	flatMoveShare      = 0.25 // share of the typical move still counted as flat
+	// minDirectionalTrades is the least trade count of a window for a
+	// directional event type: the buy pressure and move of fewer trades
+	// are not a direction.
+	minDirectionalTrades = 5
+	flatMoveShare        = 0.25 // share of the typical move still counted as flat
 
 	bullishMomentum = 60
 	bearishMomentum = 40
@@ -150,10 +154,11 @@ func saturate(x, half float64) float64 {
 }
 
 // typicalMove returns the scale of price moves of window w: the median
-// aligned-window range of a ready baseline (at least minTypicalMove), else
-// the window's default.
+// aligned-window range of a ready baseline over its samples with at least
+// two trades (at least minTypicalMove), else, and when fewer than half the
+// ready minimum of samples have two trades, the window's default.
 func typicalMove(w int, ready bool, stats *baselineStats) float64 {
-	if !ready {
+	if !ready || stats.rngSamples < BaselineReadySamples/2 {
 		return defaultTypicalMove[w]
 	}
 	return max(stats.rngMedian, minTypicalMove)
@@ -209,6 +214,12 @@ func computeScores(in *scoreInputs) scores {
 // but NORMAL needs a ready baseline and at least one trade.
 func eventType(in *scoreInputs, s *scores) string {
 	if !in.ready || in.count == 0 {
+		return EventNormal
+	}
+	if in.count < minDirectionalTrades {
+		if s.anomaly >= UnusualAnomalyScore {
+			return EventUnusualActivity
+		}
 		return EventNormal
 	}
 	flat := flatMoveShare * s.typicalMove

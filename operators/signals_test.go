@@ -131,10 +131,15 @@ func TestConfidenceScore(t *testing.T) {
 }
 
 func TestTypicalMove(t *testing.T) {
-	st := baselineStats{rngMedian: 0.3}
+	st := baselineStats{rngMedian: 0.3, rngSamples: BaselineReadySamples / 2}
 	if got := typicalMove(1, true, &st); got != 0.3 {
 		t.Errorf("ready: %v", got)
 	}
+	st.rngSamples--
+	if got := typicalMove(1, true, &st); got != defaultTypicalMove[1] {
+		t.Errorf("too few samples with a range: %v", got)
+	}
+	st.rngSamples++
 	st.rngMedian = 0.001
 	if got := typicalMove(1, true, &st); got != minTypicalMove {
 		t.Errorf("floored: %v", got)
@@ -147,7 +152,7 @@ func TestTypicalMove(t *testing.T) {
 }
 
 func TestEventType(t *testing.T) {
-	base := scoreInputs{window: 0, count: 50, ready: true, samples: 20, stats: baselineStats{rngMedian: 0.2},
+	base := scoreInputs{window: 0, count: 50, ready: true, samples: 20, stats: baselineStats{rngMedian: 0.2, rngSamples: 20},
 		buyPressure: 50, activityMult: 1, volMult: 1}
 	f := func(name string, mod func(*scoreInputs), want string) {
 		t.Helper()
@@ -194,6 +199,8 @@ func TestEventType(t *testing.T) {
 	f("momentum needs a move of the typical range", func(in *scoreInputs) { busy(in); in.change, in.buyPressure = 0.15, 100 }, EventNormal)
 	f("not ready", func(in *scoreInputs) { hot(in); in.change, in.buyPressure, in.ready = 0.5, 70, false }, EventNormal)
 	f("no trades", func(in *scoreInputs) { hot(in); in.count = 0 }, EventNormal)
+	f("few trades are no direction", func(in *scoreInputs) { hot(in); in.count, in.change, in.buyPressure = 4, 0.5, 70 }, EventUnusualActivity)
+	f("few trades, ordinary volume", func(in *scoreInputs) { busy(in); in.count, in.change = 4, 0.3 }, EventNormal)
 }
 
 func TestSignalOf(t *testing.T) {
