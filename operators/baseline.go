@@ -24,6 +24,10 @@ const (
 	zClamp = 50
 )
 
+// minRangeTrades is the least number of trades of a sample whose price
+// range counts towards the typical move.
+const minRangeTrades = 2
+
 // sigmaFloorUnit is the smallest robust deviation in absolute terms: one
 // trade for counts, one US dollar for volumes.
 const sigmaFloorUnit = 1
@@ -44,7 +48,8 @@ type baseline struct {
 type baselineStats struct {
 	volMedian, volSigma float64
 	cntMedian, cntSigma float64
-	rngMedian           float64
+	rngMedian           float64 // over the samples with at least minRangeTrades trades
+	rngSamples          int     // number of those samples
 }
 
 // ready reports whether the baseline holds enough samples.
@@ -123,10 +128,17 @@ func (b *baseline) recompute() {
 		scratch[i] = float64(c)
 	}
 	s.cntMedian, s.cntSigma = robust(scratch[:n])
+	// The typical range is taken over windows with at least two trades: a
+	// window with fewer has no range to observe, not a range of zero.
+	m := 0
 	for i := range n {
-		_, _, scratch[i] = b.at(i)
+		if _, c, r := b.at(i); c >= minRangeTrades {
+			scratch[m] = r
+			m++
+		}
 	}
-	s.rngMedian, _ = robust(scratch[:n])
+	s.rngMedian, _ = robust(scratch[:m])
+	s.rngSamples = m
 }
 
 // robust returns the median of x and its robust deviation: 1.4826 × the

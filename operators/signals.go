@@ -10,7 +10,7 @@ import (
 // AlgorithmVersion names the version of the scores, event types, signals
 // and lifecycle rules (docs/signals.md). It is stamped on every
 // SignalChange; change it whenever a formula or threshold changes.
-const AlgorithmVersion = "mi-signals/1.1.0"
+const AlgorithmVersion = "mi-signals/1.2.0"
 
 // Score and classification rules (docs/signals.md).
 const (
@@ -25,13 +25,21 @@ const (
 	// UnusualAnomalyScore is the anomaly score from which activity is
 	// unusual.
 	UnusualAnomalyScore = 70
+	// ElevatedAnomalyScore is the anomaly part from which volume or
+	// activity is elevated: |z| ≥ 15/7 and multiple ≥ 13/7. Every
+	// directional event type needs it (docs/signals.md).
+	ElevatedAnomalyScore = 50
 
 	strongMomentumHigh = 70 // momentum from which a move is strong upwards
 	strongMomentumLow  = 30 // momentum up to which a move is strong downwards
 	pressureHigh       = 60 // buy pressure from which buyers dominate an event
 	pressureLow        = 40 // buy pressure up to which sellers dominate an event
 	elevatedVolume     = 1.5
-	flatMoveShare      = 0.25 // share of the typical move still counted as flat
+	// minDirectionalTrades is the least trade count of a window for a
+	// directional event type: the buy pressure and move of fewer trades
+	// are not a direction.
+	minDirectionalTrades = 5
+	flatMoveShare        = 0.25 // share of the typical move still counted as flat
 
 	bullishMomentum = 60
 	bearishMomentum = 40
@@ -146,10 +154,11 @@ func saturate(x, half float64) float64 {
 }
 
 // typicalMove returns the scale of price moves of window w: the median
-// aligned-window range of a ready baseline (at least minTypicalMove), else
-// the window's default.
+// aligned-window range of a ready baseline over its samples with at least
+// two trades (at least minTypicalMove), else, and when fewer than half the
+// ready minimum of samples have two trades, the window's default.
 func typicalMove(w int, ready bool, stats *baselineStats) float64 {
-	if !ready {
+	if !ready || stats.rngSamples < BaselineReadySamples/2 {
 		return defaultTypicalMove[w]
 	}
 	return max(stats.rngMedian, minTypicalMove)
@@ -207,19 +216,28 @@ func eventType(in *scoreInputs, s *scores) string {
 	if !in.ready || in.count == 0 {
 		return EventNormal
 	}
+	if in.count < minDirectionalTrades {
+		if s.anomaly >= UnusualAnomalyScore {
+			return EventUnusualActivity
+		}
+		return EventNormal
+	}
 	flat := flatMoveShare * s.typicalMove
+	up, down := in.change >= s.typicalMove, in.change <= -s.typicalMove
+	elevated := s.anomaly >= ElevatedAnomalyScore
+	volUnusual := s.volumeAnomaly >= UnusualAnomalyScore
 	switch {
-	case s.volumeAnomaly >= UnusualAnomalyScore && s.momentum >= strongMomentumHigh && in.buyPressure >= pressureHigh:
+	case elevated && up && s.momentum >= strongMomentumHigh && in.buyPressure >= pressureHigh:
 		return EventBreakout
-	case s.volumeAnomaly >= UnusualAnomalyScore && s.momentum <= strongMomentumLow && in.buyPressure <= pressureLow:
+	case elevated && down && s.momentum <= strongMomentumLow && in.buyPressure <= pressureLow:
 		return EventBreakdown
-	case in.volMult >= elevatedVolume && in.buyPressure <= pressureLow && in.change <= flat && in.largeSell > in.largeBuy:
+	case volUnusual && in.buyPressure <= pressureLow && in.change <= flat && in.largeSell > in.largeBuy:
 		return EventDistribution
-	case in.volMult >= elevatedVolume && in.buyPressure >= pressureHigh && in.change >= -flat && in.largeBuy > in.largeSell:
+	case volUnusual && in.buyPressure >= pressureHigh && in.change >= -flat && in.largeBuy > in.largeSell:
 		return EventAccumulation
 	case s.anomaly >= UnusualAnomalyScore:
 		return EventUnusualActivity
-	case (s.momentum >= strongMomentumHigh || s.momentum <= strongMomentumLow) && in.activityMult >= 1:
+	case s.activityAnomaly >= ElevatedAnomalyScore && (up && s.momentum >= strongMomentumHigh || down && s.momentum <= strongMomentumLow):
 		return EventMomentum
 	}
 	return EventNormal

@@ -131,10 +131,15 @@ func TestConfidenceScore(t *testing.T) {
 }
 
 func TestTypicalMove(t *testing.T) {
-	st := baselineStats{rngMedian: 0.3}
+	st := baselineStats{rngMedian: 0.3, rngSamples: BaselineReadySamples / 2}
 	if got := typicalMove(1, true, &st); got != 0.3 {
 		t.Errorf("ready: %v", got)
 	}
+	st.rngSamples--
+	if got := typicalMove(1, true, &st); got != defaultTypicalMove[1] {
+		t.Errorf("too few samples with a range: %v", got)
+	}
+	st.rngSamples++
 	st.rngMedian = 0.001
 	if got := typicalMove(1, true, &st); got != minTypicalMove {
 		t.Errorf("floored: %v", got)
@@ -147,7 +152,7 @@ func TestTypicalMove(t *testing.T) {
 }
 
 func TestEventType(t *testing.T) {
-	base := scoreInputs{window: 0, count: 50, ready: true, samples: 20, stats: baselineStats{rngMedian: 0.2},
+	base := scoreInputs{window: 0, count: 50, ready: true, samples: 20, stats: baselineStats{rngMedian: 0.2, rngSamples: 20},
 		buyPressure: 50, activityMult: 1, volMult: 1}
 	f := func(name string, mod func(*scoreInputs), want string) {
 		t.Helper()
@@ -157,28 +162,45 @@ func TestEventType(t *testing.T) {
 			t.Errorf("%s: event %s, want %s", name, got, want)
 		}
 	}
-	hot := func(in *scoreInputs) { in.volMult, in.volZ = 4, 8 }
+	hot := func(in *scoreInputs) { in.volMult, in.volZ = 4, 8 }              // volume part 77: unusual
+	busy := func(in *scoreInputs) { in.activityMult, in.activityZ = 2.5, 4 } // activity part 64: elevated only
 	f("normal", func(*scoreInputs) {}, EventNormal)
 	f("breakout", func(in *scoreInputs) { hot(in); in.change, in.buyPressure = 0.5, 70 }, EventBreakout)
+	f("breakout on elevated activity", func(in *scoreInputs) { busy(in); in.change, in.buyPressure = 0.5, 70 }, EventBreakout)
 	f("breakout needs buy pressure", func(in *scoreInputs) { hot(in); in.change, in.buyPressure = 1, 59 }, EventUnusualActivity)
+	f("breakout needs a move of the typical range", func(in *scoreInputs) { hot(in); in.change, in.buyPressure = 0.19, 90 }, EventUnusualActivity)
+	f("breakout needs elevated activity", func(in *scoreInputs) {
+		in.activityMult, in.activityZ, in.change, in.buyPressure = 1.8, 4, 0.5, 70
+	}, EventNormal)
 	f("breakdown", func(in *scoreInputs) { hot(in); in.change, in.buyPressure = -0.5, 30 }, EventBreakdown)
 	f("distribution", func(in *scoreInputs) {
-		in.volMult, in.buyPressure, in.change, in.largeSell, in.largeBuy = 2, 35, 0, 10, 5
+		hot(in)
+		in.buyPressure, in.change, in.largeSell, in.largeBuy = 35, 0, 10, 5
 	}, EventDistribution)
+	f("distribution needs unusual volume", func(in *scoreInputs) {
+		in.volMult, in.volZ, in.buyPressure, in.change, in.largeSell, in.largeBuy = 2, 8, 35, 0, 10, 5
+	}, EventNormal)
 	f("distribution needs large sells", func(in *scoreInputs) {
-		in.volMult, in.buyPressure, in.change, in.largeSell, in.largeBuy = 2, 35, 0, 5, 5
-	}, EventNormal)
+		hot(in)
+		in.buyPressure, in.change, in.largeSell, in.largeBuy = 35, 0, 5, 5
+	}, EventUnusualActivity)
 	f("distribution needs a flat price", func(in *scoreInputs) {
-		in.volMult, in.buyPressure, in.change, in.largeSell = 2, 40, 0.1, 10
-	}, EventNormal)
+		hot(in)
+		in.buyPressure, in.change, in.largeSell = 40, 0.1, 10
+	}, EventUnusualActivity)
 	f("accumulation", func(in *scoreInputs) {
-		in.volMult, in.buyPressure, in.change, in.largeBuy = 1.5, 60, -0.04, 1
+		hot(in)
+		in.buyPressure, in.change, in.largeBuy = 60, -0.04, 1
 	}, EventAccumulation)
 	f("unusual", func(in *scoreInputs) { in.activityMult, in.activityZ = 3, 5 }, EventUnusualActivity)
-	f("momentum", func(in *scoreInputs) { in.change, in.buyPressure = 0.3, 80 }, EventMomentum)
-	f("momentum needs activity", func(in *scoreInputs) { in.change, in.buyPressure, in.activityMult = 0.3, 80, 0.9 }, EventNormal)
+	f("momentum", func(in *scoreInputs) { busy(in); in.change = 0.3 }, EventMomentum)
+	f("momentum down", func(in *scoreInputs) { busy(in); in.change = -0.3 }, EventMomentum)
+	f("momentum needs elevated activity", func(in *scoreInputs) { in.change, in.buyPressure, in.activityMult = 0.3, 80, 1.2 }, EventNormal)
+	f("momentum needs a move of the typical range", func(in *scoreInputs) { busy(in); in.change, in.buyPressure = 0.15, 100 }, EventNormal)
 	f("not ready", func(in *scoreInputs) { hot(in); in.change, in.buyPressure, in.ready = 0.5, 70, false }, EventNormal)
 	f("no trades", func(in *scoreInputs) { hot(in); in.count = 0 }, EventNormal)
+	f("few trades are no direction", func(in *scoreInputs) { hot(in); in.count, in.change, in.buyPressure = 4, 0.5, 70 }, EventUnusualActivity)
+	f("few trades, ordinary volume", func(in *scoreInputs) { busy(in); in.count, in.change = 4, 0.3 }, EventNormal)
 }
 
 func TestSignalOf(t *testing.T) {

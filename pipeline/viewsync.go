@@ -13,9 +13,10 @@ import (
 	"github.com/marketintel/mi/sinks/views"
 )
 
-// SyncViews materializes mi.signals.v1 into v: it reads the compacted topic
-// from the beginning (read committed), so a restarted API rebuilds its views,
-// and then follows it until ctx ends. Every API replica runs its own copy,
+// SyncViews materializes mi.signals.v1 into v, and the closed candles of
+// mi.candles.v1 into v.Candles(): it reads both topics from the beginning
+// (read committed), so a restarted API rebuilds its views, and then follows
+// them until ctx ends. Every API replica runs its own copy,
 // without a consumer group, so replicas are stateless and interchangeable.
 // ready, when not nil, is closed once the records that existed at the start
 // have been applied.
@@ -25,7 +26,7 @@ func SyncViews(ctx context.Context, brokers []string, v *views.Views, logger *sl
 	}
 	cl, err := kgo.NewClient(
 		kgo.SeedBrokers(brokers...),
-		kgo.ConsumeTopics(schemas.TopicSignals),
+		kgo.ConsumeTopics(schemas.TopicSignals, schemas.TopicCandles),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
 		kgo.FetchMaxWait(100*time.Millisecond),
@@ -35,6 +36,8 @@ func SyncViews(ctx context.Context, brokers []string, v *views.Views, logger *sl
 	}
 	defer cl.Close()
 	var d schemas.IntelligenceDocument
+	var k schemas.Candle
+	candles := v.Candles()
 	start := time.Now()
 	caughtUp := false
 	applied := 0
@@ -50,6 +53,16 @@ func SyncViews(ctx context.Context, brokers []string, v *views.Views, logger *sl
 		}
 		n := 0
 		fs.EachRecord(func(r *kgo.Record) {
+			if r.Topic == schemas.TopicCandles {
+				k.Reset()
+				if err := proto.Unmarshal(r.Value, &k); err != nil {
+					logger.Warn("skipping undecodable candle", "topic", r.Topic, "partition", r.Partition, "offset", r.Offset)
+					return
+				}
+				candles.Apply(&k)
+				n++
+				return
+			}
 			d.Reset()
 			if err := proto.Unmarshal(r.Value, &d); err != nil {
 				logger.Warn("skipping undecodable document", "topic", r.Topic, "partition", r.Partition, "offset", r.Offset)
@@ -62,7 +75,7 @@ func SyncViews(ctx context.Context, brokers []string, v *views.Views, logger *sl
 		if n == 0 && !caughtUp {
 			// An empty poll after the initial read means the backlog is in.
 			caughtUp = true
-			logger.Info("views rebuilt from "+schemas.TopicSignals, "documents", applied, "symbols", len(v.Symbols()), "took", time.Since(start).Round(time.Millisecond))
+			logger.Info("views rebuilt from "+schemas.TopicSignals+" and "+schemas.TopicCandles, "records", applied, "symbols", len(v.Symbols()), "took", time.Since(start).Round(time.Millisecond))
 			if ready != nil {
 				close(ready)
 			}

@@ -296,8 +296,9 @@ func TestMarketParams(t *testing.T) {
 }
 
 // TestMarketRoutesOddParams sends thousands of random, odd and hostile
-// parameter combinations to every route and checks that none answers 5xx
-// and every answer is JSON.
+// parameter combinations to every route (the preview included) and checks
+// that none answers 5xx, every answer is JSON, and every 400 names a
+// parameter of the request and what it accepts.
 func TestMarketRoutesOddParams(t *testing.T) {
 	s := newTestServer(nil, nil, fullDoc(), mdoc("AAA", 10, 80, 70, signalBullish), mdoc("BBB", 0, 20, 30, signalBearish))
 	h := s.App().Handler()
@@ -323,6 +324,7 @@ func TestMarketRoutesOddParams(t *testing.T) {
 		return odd[rng.IntN(len(odd))]
 	}
 	var ctx fasthttp.RequestCtx
+	bad400 := 0
 	for i := 0; i < 6000; i++ {
 		path := targets[i%len(targets)]
 		path = strings.Replace(path, "{sym}", url.PathEscape(value()+"x"), 1)
@@ -343,7 +345,29 @@ func TestMarketRoutesOddParams(t *testing.T) {
 		if status >= 500 || !json.Valid(ctx.Response.Body()) {
 			t.Fatalf("GET %q: %d %s", target, status, ctx.Response.Body())
 		}
+		if status == 400 {
+			// A 400 names a parameter the request sent (or a required one:
+			// the path symbol, compare's symbols) and what it accepts.
+			var e struct {
+				Error, Parameter, Message string
+				Accepted                  json.RawMessage
+			}
+			if err := json.Unmarshal(ctx.Response.Body(), &e); err != nil {
+				t.Fatalf("GET %q: 400 body %s: %s", target, ctx.Response.Body(), err)
+			}
+			sent := ctx.QueryArgs().Has(e.Parameter) ||
+				e.Parameter == "symbol" && strings.Contains(path, "/api/v1/intelligence/") ||
+				e.Parameter == "symbols" && strings.HasPrefix(path, "/api/v1/intelligence/compare")
+			if e.Error != codeInvalidParameter || !sent || e.Message == "" || len(e.Accepted) < 3 {
+				t.Fatalf("GET %q: 400 body does not name a parameter the request has: %s", target, ctx.Response.Body())
+			}
+			bad400++
+		}
 	}
+	if bad400 < 1000 {
+		t.Fatalf("only %d of 6000 odd requests answered 400; the test does not reach the validation", bad400)
+	}
+	t.Logf("%d of 6000 odd requests answered 400, each naming its parameter", bad400)
 }
 
 // BenchmarkBuildMarket measures the cross-symbol step over 1,000 symbols.

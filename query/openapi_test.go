@@ -168,9 +168,10 @@ func TestOpenAPIDocument(t *testing.T) {
 		"get /api/v1/intelligence/compare":           "0.01 10000 symbols:query window:query",
 		"get /api/v1/intelligence/regime":            "0.005 5000 window:query",
 		"get /api/v1/intelligence/snapshot/{symbol}": "0.001 1000 symbol:path window:query",
-		"get /status":       "0 0",
-		"get /healthz":      "0 0",
-		"get /openapi.json": "0 0",
+		"get /status":         "0 0",
+		"get /healthz":        "0 0",
+		"get /openapi.json":   "0 0",
+		"get /api/v1/preview": "0 0 symbol:query",
 	}
 	got := map[string]string{}
 	for p, item := range doc.Paths {

@@ -3,9 +3,16 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"math"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 	"time"
 
+	"google.golang.org/protobuf/proto"
+
+	"github.com/marketintel/mi/query"
 	"github.com/marketintel/mi/schemas"
 )
 
@@ -34,4 +41,82 @@ func TestSignalChangeLogIsReproducible(t *testing.T) {
 		}
 	}
 	t.Logf("%d signal changes, identical across replays", len(a))
+}
+
+// TestPreviewFromCandleTopic runs a simulated market through the whole
+// pipeline and checks GET /api/v1/preview against the committed candles of
+// mi.candles.v1, aggregated here independently: six 5m bars of BTCUSD
+// ending at or before the newest candle end minus 15 minutes, with every
+// venue's USD volume and trades.
+func TestPreviewFromCandleTopic(t *testing.T) {
+	h := startPipeline(t, t.TempDir(), "sim:seed=5,start=2026-03-02T00:00:00Z,duration=50m,rate=0.05,speed=max")
+	waitDone(t, h.brokers, 3*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var clock int64
+	type agg struct {
+		volume float64
+		trades int64
+	}
+	byStart := map[int64]*agg{} // 1m candle start → BTCUSD over venues
+	for _, r := range readAll(ctx, h.brokers, schemas.TopicCandles) {
+		c := &schemas.Candle{}
+		if err := proto.Unmarshal(r.Value, c); err != nil {
+			t.Fatal(err)
+		}
+		clock = max(clock, c.StartNs+c.IntervalNs)
+		if c.Symbol == "BTCUSD" {
+			a := byStart[c.StartNs]
+			if a == nil {
+				a = &agg{}
+				byStart[c.StartNs] = a
+			}
+			a.volume += c.VolumeUsd
+			a.trades += int64(c.TradeCount)
+		}
+	}
+	// The views follow the topic; wait until they have seen the last candle.
+	deadline := time.Now().Add(30 * time.Second)
+	for h.views.Candles().ClockNs() != clock {
+		if time.Now().After(deadline) {
+			t.Fatalf("candle view clock %d, topic %d", h.views.Candles().ClockNs(), clock)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	srv := query.New(query.Deps{Views: h.views})
+	resp, err := srv.App().Test(httptest.NewRequest(http.MethodGet, "/api/v1/preview?symbol=BTCUSD", nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var p struct {
+		AsOf    time.Time
+		Candles []struct {
+			Start, End time.Time
+			Close      *float64
+			VolumeUsd  float64
+			TradeCount int64
+		}
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&p); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("preview: %d %v", resp.StatusCode, err)
+	}
+	if want := time.Unix(0, clock-int64(15*time.Minute)).UTC(); !p.AsOf.Equal(want) || len(p.Candles) != 6 {
+		t.Fatalf("as of %v (want %v), %d candles", p.AsOf, want, len(p.Candles))
+	}
+	if end := p.Candles[5].End; end.After(p.AsOf) || p.AsOf.Sub(end) >= 5*time.Minute {
+		t.Fatalf("last candle ends %v, as of %v", end, p.AsOf)
+	}
+	for _, c := range p.Candles {
+		var want agg
+		for m := c.Start; m.Before(c.End); m = m.Add(time.Minute) {
+			if a := byStart[m.UnixNano()]; a != nil {
+				want.volume += a.volume
+				want.trades += a.trades
+			}
+		}
+		if c.TradeCount != want.trades || math.Abs(c.VolumeUsd-want.volume) > 1e-6*want.volume || want.trades == 0 || c.Close == nil {
+			t.Fatalf("candle %v: %d trades $%v, topic has %d trades $%v", c.Start, c.TradeCount, c.VolumeUsd, want.trades, want.volume)
+		}
+	}
 }

@@ -4,6 +4,8 @@
 // The pipeline feeds a Views every record of the compacted topic
 // mi.signals.v1 from the beginning on start, then live; because an older
 // document never replaces a newer one, replays and rebuilds are idempotent.
+// It also feeds the candle view (Candles, for the free preview) every closed
+// 1m candle of mi.candles.v1.
 //
 // Reads are lock-free: a reader loads an immutable index (which keys exist,
 // in symbol order) and then the current document of a key, each with one
@@ -29,6 +31,8 @@ import (
 type Views struct {
 	mu  sync.Mutex            // serializes writers
 	idx atomic.Pointer[index] // immutable; replaced when a new key appears
+
+	candles *Candles // closed 1m candles of PreviewSymbols (candles.go)
 }
 
 // key identifies one view entry.
@@ -52,10 +56,14 @@ type index struct {
 
 // New returns empty views.
 func New() *Views {
-	v := &Views{}
+	v := &Views{candles: NewCandles(PreviewSymbols)}
 	v.idx.Store(&index{byKey: map[key]*entry{}, byWindow: map[string][]*entry{}})
 	return v
 }
+
+// Candles returns the candle view of PreviewSymbols, fed from
+// mi.candles.v1 alongside the documents.
+func (v *Views) Candles() *Candles { return v.candles }
 
 // Apply stores a deep copy of d as the latest document of its (symbol,
 // window), so the caller may reuse d. A document whose timestamp_ns is older
