@@ -123,6 +123,7 @@ func TestIntelligenceList(t *testing.T) {
 		}
 		// Percentiles are the market's (TestMarket); compared as 0 here.
 		body = percentileRe.ReplaceAllString(body, `"${1}Percentile":0`)
+		body = relativeStrengthRe.ReplaceAllString(body, `"relativeStrength":""`)
 		if wantBody := string(appendDocuments(nil, want)); body != wantBody {
 			t.Fatalf("GET %s:\ngot:  %s\nwant: %s", target, body, wantBody)
 		}
