@@ -75,9 +75,10 @@ type Route struct {
 
 // Server is the query tier: a Fiber app with the route table registered.
 type Server struct {
-	d      Deps
-	app    *fiber.App
-	routes []Route
+	d       Deps
+	app     *fiber.App
+	routes  []Route
+	markets marketCache // cross-symbol step per window (market_cache.go)
 }
 
 // New builds the server from d. It registers every route of the table, the
