@@ -40,7 +40,10 @@ func (s *Server) handleIntelligenceSymbol(c fiber.Ctx) error {
 
 // serveSymbol validates the window and symbol parameters, looks up the
 // symbol's latest document and answers it rendered by render, or 404 with
-// the no_data body of spec §7.
+// the no_data body of spec §7. A covered (fresh) symbol's document comes
+// from the cached market step, with its percentiles and relative strength;
+// a stale symbol's as the views hold it (percentiles 0, relative strength
+// as the operators wrote it).
 func (s *Server) serveSymbol(c fiber.Ctx, render func([]byte, *schemas.IntelligenceDocument) []byte) error {
 	window, perr := parseWindow(c.Query("window"))
 	if perr != nil {
@@ -56,6 +59,11 @@ func (s *Server) serveSymbol(c fiber.Ctx, render func([]byte, *schemas.Intellige
 		return sendRendered(c, fiber.StatusNotFound, func(b []byte) []byte {
 			return appendNoDataBody(b, symbol, window, covered)
 		})
+	}
+	// A covered symbol is served as the market has it: with its
+	// percentiles and relative strength. A stale one as the views hold it.
+	if md, covered := s.market(window).get(symbol); covered {
+		d = md
 	}
 	return sendRendered(c, fiber.StatusOK, func(b []byte) []byte {
 		return render(b, d)

@@ -69,9 +69,9 @@ type market struct {
 	now    time.Time
 	// docs are copies of the fresh documents, sorted by symbol, with
 	// marketPercentile, relativeMomentumPercentile and
-	// relativeBuyPressurePercentile set. They share their observations,
-	// interpretation and evidence with the views' documents, which are
-	// never modified.
+	// relativeBuyPressurePercentile set, and their own interpretation with
+	// relativeStrength set. They share their observations and evidence with
+	// the views' documents, which are never modified.
 	docs []*schemas.IntelligenceDocument
 	// stale is the number of documents of the window left out as stale.
 	stale int
@@ -146,6 +146,7 @@ func buildMarket(window string, docs []*schemas.IntelligenceDocument, now time.T
 	}
 
 	setPercentiles(m.docs)
+	setRelativeStrength(m.docs)
 
 	var sumBP, sumPC, sumMom float64
 	var venues []string
@@ -244,6 +245,53 @@ func setPercentiles(docs []*schemas.IntelligenceDocument) {
 		func(d *schemas.IntelligenceDocument, p float64) { d.RelativeMomentumPercentile = p })
 	fill(func(d *schemas.IntelligenceDocument) (float64, float64) { return d.BuyPressure, 0 },
 		func(d *schemas.IntelligenceDocument, p float64) { d.RelativeBuyPressurePercentile = p })
+}
+
+// Relative strength words (docs/signals.md), from relativeMomentumPercentile.
+const (
+	strengthLeader          = "leader"
+	strengthOutperforming   = "outperforming"
+	strengthInLine          = "in_line"
+	strengthUnderperforming = "underperforming"
+	strengthLaggard         = "laggard"
+	strengthNA              = "n/a"
+)
+
+// relativeStrengthOf names the relative strength of a symbol whose momentum
+// ranks at percentile p among covered covered symbols: leader (p ≥ 80),
+// outperforming (≥ 60), in_line (> 40), underperforming (> 20), laggard;
+// n/a with fewer than two covered symbols, when there is nothing to be
+// relative to.
+func relativeStrengthOf(p float64, covered int) string {
+	switch {
+	case covered < 2:
+		return strengthNA
+	case p >= 80:
+		return strengthLeader
+	case p >= 60:
+		return strengthOutperforming
+	case p > 40:
+		return strengthInLine
+	case p > 20:
+		return strengthUnderperforming
+	}
+	return strengthLaggard
+}
+
+// setRelativeStrength gives every document of docs (which it owns) its own
+// interpretation, a copy of the shared one with relativeStrength set from
+// its relativeMomentumPercentile. A document without an interpretation gets
+// one with only relativeStrength.
+func setRelativeStrength(docs []*schemas.IntelligenceDocument) {
+	interps := make([]schemas.Interpretation, len(docs))
+	for i, d := range docs {
+		in := &interps[i]
+		if src := d.Interpretation; src != nil {
+			in.Momentum, in.Activity, in.Buying = src.Momentum, src.Activity, src.Buying
+		}
+		in.RelativeStrength = relativeStrengthOf(d.RelativeMomentumPercentile, len(docs))
+		d.Interpretation = in
+	}
 }
 
 // rankKey is the sort key of document i: k1, then k2 (both through

@@ -8,11 +8,6 @@ import (
 	"github.com/marketintel/mi/schemas"
 )
 
-// market returns the market of window as of now, built from the views.
-func (s *Server) market(window string) *market {
-	return buildMarket(window, s.d.Views.List(window), s.d.Now())
-}
-
 // parseWindowLimit validates window, then limit with default def.
 func parseWindowLimit(c fiber.Ctx, def int) (string, int, *paramError) {
 	window, perr := parseWindow(c.Query("window"))

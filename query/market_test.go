@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -439,5 +440,47 @@ func TestMarketStalenessFollowsTheData(t *testing.T) {
 	}
 	if m.freshestMs < int64(24*time.Hour/time.Millisecond) {
 		t.Fatalf("dataFreshness must still report ages against now: freshest %d ms", m.freshestMs)
+	}
+}
+
+// relativeStrengthRe matches the market's relativeStrength, which tests of
+// other fields compare as "".
+var relativeStrengthRe = regexp.MustCompile(`"relativeStrength":"[a-z_/]*"`)
+
+func TestRelativeStrength(t *testing.T) {
+	f := func(p float64, covered int, want string) {
+		t.Helper()
+		if got := relativeStrengthOf(p, covered); got != want {
+			t.Errorf("relativeStrengthOf(%v, %d) = %s, want %s", p, covered, got, want)
+		}
+	}
+	f(50, 1, strengthNA)
+	f(100, 0, strengthNA)
+	f(100, 2, strengthLeader)
+	f(80, 5, strengthLeader)
+	f(79.9, 5, strengthOutperforming)
+	f(60, 5, strengthOutperforming)
+	f(59.9, 5, strengthInLine)
+	f(40.1, 5, strengthInLine)
+	f(40, 5, strengthUnderperforming)
+	f(20.1, 5, strengthUnderperforming)
+	f(20, 5, strengthLaggard)
+	f(0, 2, strengthLaggard)
+
+	// Through the market: the views' interpretation is not modified, each
+	// copy gets its own, and a document without one gets one.
+	hi, lo := fullDoc(), fullDoc()
+	lo.Symbol, lo.MomentumScore = "LOWUSD", 10
+	shared := hi.Interpretation
+	lo.Interpretation = nil
+	m := buildMarket("5m", []*schemas.IntelligenceDocument{hi, lo}, testNow)
+	a, _ := m.get("BTCUSD")
+	b, _ := m.get("LOWUSD")
+	if a.Interpretation.RelativeStrength != strengthLeader || a.Interpretation.Momentum != shared.Momentum ||
+		b.Interpretation.RelativeStrength != strengthLaggard || shared.RelativeStrength != "top decile" || lo.Interpretation != nil {
+		t.Fatalf("leader %+v, laggard %+v, shared %+v", a.Interpretation, b.Interpretation, shared)
+	}
+	if one := buildMarket("5m", []*schemas.IntelligenceDocument{hi}, testNow); one.docs[0].Interpretation.RelativeStrength != strengthNA {
+		t.Fatalf("single symbol: %s", one.docs[0].Interpretation.RelativeStrength)
 	}
 }

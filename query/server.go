@@ -75,9 +75,10 @@ type Route struct {
 
 // Server is the query tier: a Fiber app with the route table registered.
 type Server struct {
-	d      Deps
-	app    *fiber.App
-	routes []Route
+	d       Deps
+	app     *fiber.App
+	routes  []Route
+	markets marketCache // cross-symbol step per window (market_cache.go)
 	// mcp is the MCP tool server, built on first use (mcp.go).
 	mcp mcpServer
 }

@@ -32,14 +32,26 @@ func TestIntelligenceSymbol(t *testing.T) {
 			t.Fatalf("GET %s: Content-Type %q, want application/json", target, ct)
 		}
 	}
-	btcBody := string(appendSymbolDetail(nil, btc, testNow))
+	// Covered symbols are served from the market step: percentiles and
+	// relative strength among the window's symbols (BTCUSD leads ETHUSD).
+	fromMarket := func(symbol, window string) string {
+		d, ok := s.market(window).get(symbol)
+		if !ok || d.MarketPercentile+d.RelativeMomentumPercentile == 0 && window == "5m" {
+			t.Fatalf("%s %s not covered or without percentiles", symbol, window)
+		}
+		return string(appendSymbolDetail(nil, d, testNow))
+	}
+	btcBody := fromMarket("BTCUSD", "5m")
+	if !strings.Contains(btcBody, `"marketPercentile":100,`) || !strings.Contains(btcBody, `"relativeStrength":"leader"`) {
+		t.Fatalf("BTCUSD without its market fields: %s", btcBody)
+	}
 	f("/api/v1/intelligence/BTCUSD", 200, btcBody)
 	f("/api/v1/intelligence/btcusd", 200, btcBody)
 	f("/api/v1/intelligence/BtcUsd?window=5m", 200, btcBody)
 	f("/api/v1/intelligence/BTCUSD?window=", 200, btcBody)
 	f("/api/v1/intelligence/BTCUSD?foo=bar&window=5m&limit=nonsense", 200, btcBody)
-	f("/api/v1/intelligence/BTCUSD?window=1m", 200, string(appendSymbolDetail(nil, btc1m, testNow)))
-	f("/api/v1/intelligence/brk.b?window=15m", 200, string(appendSymbolDetail(nil, brk, testNow)))
+	f("/api/v1/intelligence/BTCUSD?window=1m", 200, fromMarket("BTCUSD", "1m"))
+	f("/api/v1/intelligence/brk.b?window=15m", 200, fromMarket("BRK.B", "15m"))
 
 	noData := func(symbol, window string) string {
 		return `{"error":"no_data","message":"no ` + window + ` intelligence for ` + symbol +
@@ -123,6 +135,7 @@ func TestIntelligenceList(t *testing.T) {
 		}
 		// Percentiles are the market's (TestMarket); compared as 0 here.
 		body = percentileRe.ReplaceAllString(body, `"${1}Percentile":0`)
+		body = relativeStrengthRe.ReplaceAllString(body, `"relativeStrength":""`)
 		if wantBody := string(appendDocuments(nil, want)); body != wantBody {
 			t.Fatalf("GET %s:\ngot:  %s\nwant: %s", target, body, wantBody)
 		}

@@ -32,7 +32,8 @@ type Views struct {
 	mu  sync.Mutex            // serializes writers
 	idx atomic.Pointer[index] // immutable; replaced when a new key appears
 
-	candles *Candles // closed 1m candles of PreviewSymbols (candles.go)
+	candles *Candles      // closed 1m candles of PreviewSymbols (candles.go)
+	gen     atomic.Uint64 // incremented by every Apply that changes a document
 }
 
 // key identifies one view entry.
@@ -86,6 +87,7 @@ func (v *Views) Apply(d *schemas.IntelligenceDocument) {
 			return
 		}
 		c := clone(d)
+		defer v.gen.Add(1)
 		if len(c.Evidence) == 0 && cur != nil {
 			// The operators write evidence sentences only when the signal
 			// or event type changes, or once a minute (docs/signals.md);
@@ -102,7 +104,12 @@ func (v *Views) Apply(d *schemas.IntelligenceDocument) {
 	e := &entry{symbol: c.Symbol}
 	e.doc.Store(c)
 	v.idx.Store(idx.with(key{symbol: c.Symbol, window: c.Window}, e))
+	v.gen.Add(1)
 }
+
+// Generation returns a number that changes after every Apply that stores a
+// document (readers use it to tell whether their derived data is current).
+func (v *Views) Generation() uint64 { return v.gen.Load() }
 
 // clone returns a deep copy of d.
 func clone(d *schemas.IntelligenceDocument) *schemas.IntelligenceDocument {
