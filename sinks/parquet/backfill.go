@@ -39,8 +39,8 @@ type BackfillConfig struct {
 	// flush; 0 means 4,000,000.
 	FlushRows int
 	// Progress, when set, is called now and then with the fraction of the
-	// event-time range done (0..1).
-	Progress func(done float64)
+	// event-time range done (0..1) and the trades read so far.
+	Progress func(done float64, trades int64)
 	Logger   *slog.Logger
 }
 
@@ -156,7 +156,7 @@ func Backfill(ctx context.Context, cfg BackfillConfig) (BackfillResult, error) {
 				return res, err
 			}
 			if cfg.Progress != nil {
-				cfg.Progress(min(max(float64(t.EventTimeNs-start.UnixNano())/span, 0), 1))
+				cfg.Progress(min(max(float64(t.EventTimeNs-start.UnixNano())/span, 0), 1), n)
 			}
 			if sink.Buffered() >= cfg.FlushRows || len(sink.ClosedDays()) > 0 {
 				days, err := sink.FlushAndCompact()
@@ -185,7 +185,7 @@ func Backfill(ctx context.Context, cfg BackfillConfig) (BackfillResult, error) {
 		}
 	}
 	if cfg.Progress != nil {
-		cfg.Progress(1)
+		cfg.Progress(1, n)
 	}
 	return res, nil
 }

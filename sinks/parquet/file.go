@@ -63,6 +63,14 @@ func writeFile[T any](path string, rows []T) error {
 	return syncDir(filepath.Dir(path))
 }
 
+// WriteRows writes rows (CandleRow, SignalRow, TradeRow or
+// SignalChangeRow) as one Parquet file at path, atomically, with the
+// options of every file the sink writes.
+func WriteRows[T any](path string, rows []T) error { return writeFile(path, rows) }
+
+// ReadRows reads every row of the Parquet file at path.
+func ReadRows[T any](path string) ([]T, error) { return readFile[T](nil, path) }
+
 // encode writes rows as one Parquet file to w.
 func encode[T any](w io.Writer, rows []T) error {
 	pw := pq.NewGenericWriter[T](w, writeOptions()...)
