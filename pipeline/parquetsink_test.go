@@ -15,10 +15,12 @@ import (
 	"github.com/marketintel/mi/operators"
 )
 
-// TestParquetSinkRole runs every role on the embedded broker with a
-// simulation that crosses midnight, waits for the day to be compacted, then
-// replays every topic from the start into the same directory under a second
-// consumer group: the day files must keep the same rows (no duplicates).
+// TestParquetSinkRole runs ingest and the operators on the embedded broker
+// with a simulation that crosses midnight and the Parquet sink beside them,
+// waits for the day to be compacted, stops the sink, then replays every
+// topic from the start into the same directory under a second consumer
+// group: the day files must keep the same rows (no duplicates). One sink
+// writes a data directory at a time.
 func TestParquetSinkRole(t *testing.T) {
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -31,11 +33,17 @@ func TestParquetSinkRole(t *testing.T) {
 		errc <- Run(ctx, RunConfig{
 			DataDir: dir, Sources: []string{"sim:seed=3,start=2026-01-05T23:50:00Z,duration=14m,rate=0.05,speed=max"},
 			KafkaListen: "127.0.0.1:0", Partitions: 2, InstanceID: "t", Logger: quiet, Operators: operators.DefaultConfig(),
-			Parquet:     ParquetSinkConfig{FlushInterval: 200 * time.Millisecond, Stats: stats},
+			Roles:       []string{"ingest", "process"},
 			BrokerReady: func(b []string) { brokersc <- b },
 		})
 	}()
 	brokers := <-brokersc
+	defer func() { cancel(); <-errc }()
+	sctx, scancel := context.WithCancel(ctx)
+	sdone := make(chan error, 1)
+	go func() {
+		sdone <- SinkParquet(sctx, ParquetSinkConfig{Brokers: brokers, DataDir: dir, FlushInterval: 200 * time.Millisecond, Stats: stats, Logger: quiet})
+	}()
 	day := "2026-01-05"
 	candleFile := filepath.Join(datasets.CandleDir(dir, "1m", day, "sim_cex"), datasets.DayFileName)
 	deadline := time.Now().Add(2 * time.Minute)
@@ -46,6 +54,8 @@ func TestParquetSinkRole(t *testing.T) {
 		select {
 		case err := <-errc:
 			t.Fatalf("run stopped: %v", err)
+		case err := <-sdone:
+			t.Fatalf("sink stopped: %v", err)
 		case <-time.After(100 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
@@ -73,6 +83,19 @@ func TestParquetSinkRole(t *testing.T) {
 			t.Fatal(err)
 		}
 		return
+	}
+	t.Logf("day compacted after %s: %d records", time.Since(deadline.Add(-2*time.Minute)), stats.Records.Load())
+	for n := stats.Records.Load(); ; {
+		time.Sleep(time.Second)
+		if m := stats.Records.Load(); m == n {
+			break
+		} else {
+			n = m
+		}
+	}
+	scancel()
+	if err := <-sdone; err != nil {
+		t.Fatal(err)
 	}
 	c1, t1, s1, d1 := count()
 	if c1 == 0 || t1 == 0 || s1 == 0 || d1 != 0 {

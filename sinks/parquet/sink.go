@@ -62,7 +62,12 @@ type Sink struct {
 
 	lastMinute map[string]int64 // symbol|window → last minute close written (ns)
 	hasMark    bool
-	watermark  int64               // newest event time seen, ns
+	watermark  int64 // newest event time seen in any stream, ns
+	// Per stream (candles, signals, trades): newest event time seen. A day
+	// closes when every stream seen has passed it, so a lagging stream (the
+	// operators' outputs behind the trades) does not miss its day file.
+	streamSeen [3]bool
+	streamMark [3]int64
 	pending    map[string]struct{} // days with staged or buffered rows
 	buffered   int
 }
@@ -143,10 +148,32 @@ func (s *Sink) Watermark() (time.Time, bool) {
 // Buffered returns the number of rows not yet in a part file.
 func (s *Sink) Buffered() int { return s.buffered }
 
-func (s *Sink) observe(ns int64) {
+// Streams whose watermarks close days.
+const (
+	streamCandles = iota
+	streamSignals
+	streamTrades
+	streamNone = -1
+)
+
+func (s *Sink) observe(stream int, ns int64) {
 	if !s.hasMark || ns > s.watermark {
 		s.hasMark, s.watermark = true, ns
 	}
+	if stream != streamNone && (!s.streamSeen[stream] || ns > s.streamMark[stream]) {
+		s.streamSeen[stream], s.streamMark[stream] = true, ns
+	}
+}
+
+// closeMark is the oldest watermark of the streams seen.
+func (s *Sink) closeMark() int64 {
+	m, any := s.watermark, false
+	for i, seen := range s.streamSeen {
+		if seen && (!any || s.streamMark[i] < m) {
+			m, any = s.streamMark[i], true
+		}
+	}
+	return m
 }
 
 func (s *Sink) mark(day string) {
@@ -159,7 +186,7 @@ func (s *Sink) AddCandle(c *schemas.Candle) {
 	day := datasets.Day(time.Unix(0, c.StartNs))
 	s.candles.add(datasets.CandleDir(s.root, datasets.Interval1m, day, c.Venue), day, CandleRowOf(c))
 	s.mark(day)
-	s.observe(c.StartNs + c.IntervalNs)
+	s.observe(streamCandles, c.StartNs+c.IntervalNs)
 }
 
 // AddDocument buffers a document if it is the first of its symbol and
@@ -167,7 +194,7 @@ func (s *Sink) AddCandle(c *schemas.Candle) {
 // every trade before it. Its row's ts is that minute. Later documents of
 // the same minute are skipped. It reports whether a row was added.
 func (s *Sink) AddDocument(d *schemas.IntelligenceDocument) bool {
-	s.observe(d.TimestampNs)
+	s.observe(streamSignals, d.TimestampNs)
 	m := floorMinute(d.TimestampNs)
 	key := d.Symbol + "|" + d.Window
 	if last, ok := s.lastMinute[key]; ok && last >= m {
@@ -185,7 +212,7 @@ func (s *Sink) AddTrade(t *schemas.Trade) {
 	day := datasets.Day(time.Unix(0, t.EventTimeNs))
 	s.trades.add(datasets.TradeDir(s.root, day, t.Venue), day, TradeRowOf(t))
 	s.mark(day)
-	s.observe(t.EventTimeNs)
+	s.observe(streamTrades, t.EventTimeNs)
 }
 
 // AddSignalChange buffers a signal change.
@@ -193,7 +220,7 @@ func (s *Sink) AddSignalChange(c *schemas.SignalChange) {
 	day := datasets.Day(time.Unix(0, c.ChangedAtNs))
 	s.changes.add(datasets.SignalChangeDir(s.root, day), day, SignalChangeRowOf(c))
 	s.mark(day)
-	s.observe(c.ChangedAtNs)
+	s.observe(streamNone, c.ChangedAtNs)
 }
 
 func floorMinute(ns int64) int64 {
@@ -244,18 +271,20 @@ func flushTable[T any](s *Sink, t *table[T]) error {
 }
 
 // ClosedDays returns the pending days whose end plus the grace period the
-// watermark has passed, oldest first.
+// watermarks of the candle, signal and trade streams (those seen) have all
+// passed, oldest first.
 func (s *Sink) ClosedDays() []string {
 	var out []string
 	if !s.hasMark {
 		return nil
 	}
+	mark := s.closeMark()
 	for d := range s.pending {
 		t, err := time.Parse(datasets.DateFormat, d)
 		if err != nil {
 			panic("BUG: pending day " + d)
 		}
-		if t.Add(24*time.Hour).UnixNano()+s.grace <= s.watermark {
+		if t.Add(24*time.Hour).UnixNano()+s.grace <= mark {
 			out = append(out, d)
 		}
 	}
