@@ -9,7 +9,7 @@ import (
 	"slices"
 
 	pq "github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/compress/zstd"
+	"github.com/parquet-go/parquet-go/compress/snappy"
 )
 
 // MaxRowsPerRowGroup bounds the row groups of every file we write, so
@@ -25,8 +25,17 @@ const tmpSuffix = ".tmp"
 func writeOptions() []pq.WriterOption {
 	return []pq.WriterOption{
 		pq.MaxRowsPerRowGroup(MaxRowsPerRowGroup),
-		pq.Compression(&zstd.Codec{Level: zstd.SpeedFastest}),
+		pq.Compression(&snappy.Codec{}),
 		pq.CreatedBy("mi", "1", ""),
+		// Bounds of string columns cost a comparison per value (a third of
+		// the encoding time) and, with rows sorted by time, prune little:
+		// only the numeric and time columns carry min/max statistics.
+		pq.SkipPageBounds("symbol"), pq.SkipPageBounds("venue_kind"), pq.SkipPageBounds("chain"),
+		pq.SkipPageBounds("market"), pq.SkipPageBounds("venue_symbol"), pq.SkipPageBounds("side"),
+		pq.SkipPageBounds("trade_id"), pq.SkipPageBounds("wallet"), pq.SkipPageBounds("id"),
+		pq.SkipPageBounds("document_id"), pq.SkipPageBounds("signal"), pq.SkipPageBounds("signal_strength"),
+		pq.SkipPageBounds("event_type"), pq.SkipPageBounds("algorithm_version"), pq.SkipPageBounds("window"),
+		pq.SkipPageBounds("previous_signal"),
 	}
 }
 
