@@ -38,7 +38,13 @@ func TestParquetSinkRole(t *testing.T) {
 		})
 	}()
 	brokers := <-brokersc
-	defer func() { cancel(); <-errc }()
+	defer func() {
+		cancel()
+		select {
+		case <-errc:
+		case <-time.After(30 * time.Second):
+		}
+	}()
 	sctx, scancel := context.WithCancel(ctx)
 	sdone := make(chan error, 1)
 	go func() {
@@ -125,5 +131,49 @@ func TestParquetSinkRole(t *testing.T) {
 	c2, t2, s2, d2 := count()
 	if c2 != c1 || t2 != t1 || s2 != s1 || d2 != 0 {
 		t.Fatalf("after a replay: %d/%d/%d candles/trades/signals (%d dup trades), want %d/%d/%d", c2, t2, s2, d2, c1, t1, s1)
+	}
+}
+
+// TestRunParquetRole runs pipeline.Run with every role (the Parquet sink
+// included by default) over a simulation that crosses midnight, and waits
+// for the closed day's files.
+func TestRunParquetRole(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() {
+		errc <- Run(ctx, RunConfig{
+			DataDir: dir, Sources: []string{"sim:seed=5,start=2026-02-01T23:55:00Z,duration=9m,rate=0.02,speed=max"},
+			KafkaListen: "127.0.0.1:0", Partitions: 1, InstanceID: "t", Logger: slog.New(slog.DiscardHandler),
+			Operators: operators.DefaultConfig(), Parquet: ParquetSinkConfig{FlushInterval: 100 * time.Millisecond},
+		})
+	}()
+	defer func() {
+		cancel()
+		select {
+		case <-errc:
+		case <-time.After(30 * time.Second):
+		}
+	}()
+	want := []string{
+		filepath.Join(datasets.CandleDir(dir, "1m", "2026-02-01", "sim_cex"), datasets.DayFileName),
+		filepath.Join(datasets.TradeDir(dir, "2026-02-01", "sim_cex"), datasets.DayFileName),
+		filepath.Join(datasets.SignalDir(dir, "1m", "2026-02-01"), datasets.DayFileName),
+	}
+	deadline := time.Now().Add(2 * time.Minute)
+	for _, p := range want {
+		for {
+			if _, err := os.Stat(p); err == nil {
+				break
+			}
+			select {
+			case err := <-errc:
+				t.Fatalf("run stopped: %v", err)
+			case <-time.After(100 * time.Millisecond):
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("no %s after 2 minutes", p)
+			}
+		}
 	}
 }
