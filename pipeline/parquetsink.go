@@ -40,7 +40,7 @@ type ParquetSinkConfig struct {
 type ParquetSinkStats struct {
 	Records   atomic.Uint64 // records consumed
 	Rows      atomic.Uint64 // rows buffered (signals: minute closes only)
-	Undecoded atomic.Uint64 // records skipped as undecodable or invalid
+	Undecoded atomic.Uint64 // records skipped: undecodable, invalid, or a bad venue/window name
 	Flushes   atomic.Uint64
 	Days      atomic.Uint64 // days compacted
 }
@@ -153,27 +153,32 @@ func SinkParquet(ctx context.Context, cfg ParquetSinkConfig) error {
 			case schemas.TopicTrades:
 				if err = schemas.UnmarshalTrade(r.Value, &tr, &intern); err == nil {
 					if err = schemas.Validate(&tr); err == nil {
-						sink.AddTrade(&tr)
+						err = sink.AddTrade(&tr)
 					}
 				}
 			case schemas.TopicCandles:
 				cd.Reset()
 				if err = proto.Unmarshal(r.Value, &cd); err == nil {
-					sink.AddCandle(&cd)
+					err = sink.AddCandle(&cd)
 				}
 			case schemas.TopicSignals:
 				doc.Reset()
-				if err = proto.Unmarshal(r.Value, &doc); err == nil && !sink.AddDocument(&doc) {
-					return
+				if err = proto.Unmarshal(r.Value, &doc); err == nil {
+					var added bool
+					if added, err = sink.AddDocument(&doc); err == nil && !added {
+						return
+					}
 				}
 			case schemas.TopicSignalChanges:
 				ch.Reset()
 				if err = proto.Unmarshal(r.Value, &ch); err == nil {
-					sink.AddSignalChange(&ch)
+					err = sink.AddSignalChange(&ch)
 				}
 			}
 			if err != nil {
-				cfg.Stats.Undecoded.Add(1)
+				if cfg.Stats.Undecoded.Add(1) <= 10 {
+					log.Warn("Parquet sink: skipping a record", "topic", r.Topic, "partition", r.Partition, "offset", r.Offset, "err", err)
+				}
 				return
 			}
 			cfg.Stats.Rows.Add(1)

@@ -109,22 +109,29 @@ func Backfill(ctx context.Context, cfg BackfillConfig) (BackfillResult, error) {
 	defer src.Close()
 
 	in := func(ns int64) bool { return ns >= lo && ns < hi }
+	var addErr error // the first row the sink refused
+	keep := func(err error) bool {
+		if err != nil && addErr == nil {
+			addErr = err
+		}
+		return err == nil
+	}
 	rejected := false
 	eng := operators.NewEngine(cfg.Operators, operators.Emit{
 		Candle: func(c *schemas.Candle) {
-			if in(c.StartNs) {
-				sink.AddCandle(c)
+			if in(c.StartNs) && keep(sink.AddCandle(c)) {
 				res.Candles++
 			}
 		},
 		Document: func(d *schemas.IntelligenceDocument) {
-			if in(floorMinute(d.TimestampNs)) && sink.AddDocument(d) {
-				res.Signals++
+			if in(floorMinute(d.TimestampNs)) {
+				if added, err := sink.AddDocument(d); keep(err) && added {
+					res.Signals++
+				}
 			}
 		},
 		SignalChange: func(c *schemas.SignalChange) {
-			if in(c.ChangedAtNs) {
-				sink.AddSignalChange(c)
+			if in(c.ChangedAtNs) && keep(sink.AddSignalChange(c)) {
 				res.SignalChanges++
 			}
 		},
@@ -146,9 +153,11 @@ func Backfill(ctx context.Context, cfg BackfillConfig) (BackfillResult, error) {
 		t := rec.Trade
 		rejected = false
 		eng.Push(t)
-		if !rejected && in(t.EventTimeNs) {
-			sink.AddTrade(t)
+		if !rejected && in(t.EventTimeNs) && keep(sink.AddTrade(t)) {
 			res.Trades++
+		}
+		if addErr != nil {
+			return res, fmt.Errorf("cannot backfill: %w", addErr)
 		}
 		n++
 		if n&0xffff == 0 {

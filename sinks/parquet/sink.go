@@ -181,46 +181,75 @@ func (s *Sink) mark(day string) {
 	s.buffered++
 }
 
+// ErrBadPartition is returned by the Add methods for a record whose venue
+// or window cannot be a partition directory name (empty, "." or "..", or
+// characters other than letters, digits, '_', '-' and '.').
+var ErrBadPartition = errors.New("bad partition value")
+
+func checkPart(kind, v string) error {
+	ok := v != "" && v != "." && v != ".." && len(v) <= 64
+	for i := 0; ok && i < len(v); i++ {
+		c := v[i]
+		ok = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.'
+	}
+	if !ok {
+		return fmt.Errorf("%w: %s %q", ErrBadPartition, kind, v)
+	}
+	return nil
+}
+
 // AddCandle buffers a closed 1m candle.
-func (s *Sink) AddCandle(c *schemas.Candle) {
+func (s *Sink) AddCandle(c *schemas.Candle) error {
+	if err := checkPart("venue", c.Venue); err != nil {
+		return err
+	}
 	day := datasets.Day(time.Unix(0, c.StartNs))
 	s.candles.add(datasets.CandleDir(s.root, datasets.Interval1m, day, c.Venue), day, CandleRowOf(c))
 	s.mark(day)
 	s.observe(streamCandles, c.StartNs+c.IntervalNs)
+	return nil
 }
 
 // AddDocument buffers a document if it is the first of its symbol and
 // window in its minute: the document taken at the minute close, covering
 // every trade before it. Its row's ts is that minute. Later documents of
 // the same minute are skipped. It reports whether a row was added.
-func (s *Sink) AddDocument(d *schemas.IntelligenceDocument) bool {
+func (s *Sink) AddDocument(d *schemas.IntelligenceDocument) (bool, error) {
+	if err := checkPart("window", d.Window); err != nil {
+		return false, err
+	}
 	s.observe(streamSignals, d.TimestampNs)
 	m := floorMinute(d.TimestampNs)
 	key := d.Symbol + "|" + d.Window
 	if last, ok := s.lastMinute[key]; ok && last >= m {
-		return false
+		return false, nil
 	}
 	s.lastMinute[key] = m
 	day := datasets.Day(time.Unix(0, m))
 	s.signals.add(datasets.SignalDir(s.root, d.Window, day), day, SignalRowOf(d, m))
 	s.mark(day)
-	return true
+	return true, nil
 }
 
 // AddTrade buffers a normalized trade.
-func (s *Sink) AddTrade(t *schemas.Trade) {
+func (s *Sink) AddTrade(t *schemas.Trade) error {
+	if err := checkPart("venue", t.Venue); err != nil {
+		return err
+	}
 	day := datasets.Day(time.Unix(0, t.EventTimeNs))
 	s.trades.add(datasets.TradeDir(s.root, day, t.Venue), day, TradeRowOf(t))
 	s.mark(day)
 	s.observe(streamTrades, t.EventTimeNs)
+	return nil
 }
 
 // AddSignalChange buffers a signal change.
-func (s *Sink) AddSignalChange(c *schemas.SignalChange) {
+func (s *Sink) AddSignalChange(c *schemas.SignalChange) error {
 	day := datasets.Day(time.Unix(0, c.ChangedAtNs))
 	s.changes.add(datasets.SignalChangeDir(s.root, day), day, SignalChangeRowOf(c))
 	s.mark(day)
 	s.observe(streamNone, c.ChangedAtNs)
+	return nil
 }
 
 func floorMinute(ns int64) int64 {

@@ -2,6 +2,7 @@ package parquet
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -116,7 +117,11 @@ func TestSignalRowsAtMinuteCloses(t *testing.T) {
 	for sec := 0; sec < 180; sec++ {
 		for _, w := range []string{"1m", "5m"} {
 			d := &schemas.IntelligenceDocument{Symbol: "AUSD", Window: w, TimestampNs: t0.Add(time.Duration(sec)*time.Second + 3*time.Second).UnixNano()}
-			if s.AddDocument(d) {
+			ok, err := s.AddDocument(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ok {
 				added++
 			}
 		}
@@ -127,5 +132,26 @@ func TestSignalRowsAtMinuteCloses(t *testing.T) {
 	b := s.signals.bufs[datasets.SignalDir(s.root, "1m", "2026-04-01")]
 	if b == nil || len(b.rows) != 4 || b.rows[1].TS != t0.Add(time.Minute).UnixMicro() {
 		t.Fatalf("1m rows = %+v, want 4 stamped on the minutes", b)
+	}
+}
+
+func TestBadPartitionValuesAreRefused(t *testing.T) {
+	s, err := Open(Config{Root: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []string{"", ".", "..", "../x", "a/b", `a\b`, "x y"} {
+		if err := s.AddTrade(&schemas.Trade{Venue: v, Symbol: "AUSD"}); !errors.Is(err, ErrBadPartition) {
+			t.Errorf("venue %q: %v, want ErrBadPartition", v, err)
+		}
+		if _, err := s.AddDocument(&schemas.IntelligenceDocument{Window: v, Symbol: "AUSD"}); !errors.Is(err, ErrBadPartition) {
+			t.Errorf("window %q: %v, want ErrBadPartition", v, err)
+		}
+	}
+	if s.Buffered() != 0 {
+		t.Fatalf("%d rows buffered from refused records", s.Buffered())
+	}
+	if err := s.AddCandle(candle("uniswap_v3", "AUSD", time.Unix(0, 0), 1)); err != nil {
+		t.Fatal(err)
 	}
 }
