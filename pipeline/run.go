@@ -38,7 +38,8 @@ type RunConfig struct {
 	Partitions  int
 	InstanceID  string
 	Operators   operators.Config
-	// Roles to run; all when empty: "ingest", "process", "views".
+	// Roles to run; all when empty: "ingest", "process", "views", "parquet"
+	// (the Parquet sink, when DataDir is set).
 	Roles  []string
 	Views  *views.Views
 	Stats  *Stats
@@ -50,6 +51,9 @@ type RunConfig struct {
 	Progress func(source string, records int64)
 	// BrokerReady, when set, receives the broker addresses once topics exist.
 	BrokerReady func(brokers []string)
+	// Parquet configures the Parquet sink role; Brokers and DataDir are
+	// filled in by Run.
+	Parquet ParquetSinkConfig
 }
 
 // Run runs the configured roles until ctx ends or one of them fails. Finite
@@ -128,6 +132,16 @@ func Run(ctx context.Context, cfg RunConfig) error {
 	}
 	if has("views") && cfg.Views != nil {
 		g.Go(func() error { return SyncViews(gctx, brokers, cfg.Views, log, nil) })
+	}
+	if has("parquet") && cfg.DataDir != "" {
+		g.Go(func() error {
+			pc := cfg.Parquet
+			pc.Brokers, pc.DataDir = brokers, cfg.DataDir
+			if pc.Logger == nil {
+				pc.Logger = log
+			}
+			return SinkParquet(gctx, pc)
+		})
 	}
 	err := g.Wait()
 	if errors.Is(err, context.Canceled) && ctx.Err() != nil {

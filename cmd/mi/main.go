@@ -32,6 +32,10 @@ const usage = `mi — Market Intelligence Service
 Usage:
   mi run [flags]          every role in one process: sources, operators, views, API
   mi bench pipeline [flags]  end-to-end throughput through the embedded broker
+  mi backfill --source sim|replay:PATH --from DATE --to DATE   history day files, in process
+  mi export --from DATE --to DATE --dest DIR [--symbols LIST]  copy complete day files
+  mi sql [--csv] "SELECT ..."   DuckDB over the day files (views candles, signals, trades, signal_changes)
+  mi retention [--now DATE]     roll candle day files up (1m 7 days, 5m 30, 15m 180, then 1h)
   mi version              print the version
 
 Run "mi run -h" or "mi bench pipeline -h" for flags.
@@ -50,6 +54,14 @@ func main() {
 		err = cmdRun(ctx, os.Args[2:])
 	case "bench":
 		err = cmdBench(ctx, os.Args[2:])
+	case "backfill":
+		err = cmdBackfill(ctx, os.Args[2:])
+	case "export":
+		err = cmdExport(ctx, os.Args[2:])
+	case "sql":
+		err = cmdSQL(ctx, os.Args[2:])
+	case "retention":
+		err = cmdRetention(ctx, os.Args[2:])
 	case "version", "--version", "-v":
 		fmt.Printf("mi %s (%s %s/%s)\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	case "help", "-h", "--help":
@@ -106,7 +118,7 @@ func cmdRun(ctx context.Context, args []string) error {
 	latCEX := fs.Duration("lateness-cex", operators.DefaultConfig().LatenessCEX, "allowed lateness of exchange trades")
 	latDEX := fs.Duration("lateness-onchain-dex", operators.DefaultConfig().LatenessOnchainDEX, "allowed lateness of EVM DEX trades")
 	latSol := fs.Duration("lateness-solana-dex", operators.DefaultConfig().LatenessSolanaDEX, "allowed lateness of Solana DEX trades")
-	roles := fs.String("roles", "", "comma-separated roles to run: ingest, process, views (default all); the API always runs")
+	roles := fs.String("roles", "", "comma-separated roles to run: ingest, process, views, parquet (default all); the API always runs")
 	logFormat := fs.String("log-format", "text", "log format: text or json")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -131,10 +143,10 @@ func cmdRun(ctx context.Context, args []string) error {
 	if *roles != "" {
 		for _, r := range strings.Split(*roles, ",") {
 			switch r {
-			case "ingest", "process", "views":
+			case "ingest", "process", "views", "parquet":
 				rl = append(rl, r)
 			default:
-				return fmt.Errorf("cannot use --roles %q: accepted roles are ingest, process, views", *roles)
+				return fmt.Errorf("cannot use --roles %q: accepted roles are ingest, process, views, parquet", *roles)
 			}
 		}
 	}
@@ -162,6 +174,7 @@ func cmdRun(ctx context.Context, args []string) error {
 			DataDir: *dataDir, Sources: srcs, ReplaySpeed: sp, Brokers: bl, KafkaListen: *listen,
 			Partitions: *partitions, InstanceID: *instance, Operators: ocfg, Roles: rl,
 			Views: v, Stats: stats, Proc: proc, Logger: log, Progress: progress.update,
+			Parquet: pipeline.ParquetSinkConfig{Every: hourlyRetention(*dataDir, log)},
 		})
 	}()
 	go func() {

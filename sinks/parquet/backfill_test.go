@@ -1,0 +1,229 @@
+package parquet
+
+import (
+	"context"
+	"database/sql"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	_ "github.com/duckdb/duckdb-go/v2"
+
+	"github.com/marketintel/mi/datasets"
+)
+
+var day0 = time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
+
+var testSymbols = []string{"BTCUSD", "ETHUSD", "SOLUSD", "PEPEUSD"}
+
+func backfillInto(t *testing.T, root string, days int, rate float64, symbols []string) BackfillResult {
+	t.Helper()
+	start := time.Now()
+	res, err := Backfill(context.Background(), BackfillConfig{
+		Root: root, Source: "sim", From: day0, To: day0.AddDate(0, 0, days-1), RateScale: rate, Symbols: symbols,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("backfilled %d days in %s: %+v", days, time.Since(start), res)
+	return res
+}
+
+var shared struct {
+	once sync.Once
+	root string
+	res  BackfillResult
+	err  error
+}
+
+// backfill returns two days of simulated history shared by the tests of
+// the package (read only).
+func backfill(t *testing.T) (string, BackfillResult) {
+	t.Helper()
+	shared.once.Do(func() {
+		shared.root, shared.err = os.MkdirTemp("", "mi-parquet-history-")
+		if shared.err == nil {
+			shared.res, shared.err = Backfill(context.Background(), BackfillConfig{
+				Root: shared.root, Source: "sim", From: day0, To: day0.AddDate(0, 0, 1), RateScale: 0.03, Symbols: testSymbols,
+			})
+		}
+	})
+	if shared.err != nil {
+		t.Fatal(shared.err)
+	}
+	return shared.root, shared.res
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if shared.root != "" {
+		os.RemoveAll(shared.root)
+	}
+	os.Exit(code)
+}
+
+func duck(t *testing.T) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.SetMaxOpenConns(1)
+	if _, err := db.Exec("SET TimeZone='UTC'; SET threads=1"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func TestBackfillSimWritesCompleteDays(t *testing.T) {
+	root, res := backfill(t)
+	if len(res.Days) != 2 || res.Days[0] != "2026-03-02" || res.Days[1] != "2026-03-03" {
+		t.Fatalf("days compacted = %v, want 2026-03-02 and 2026-03-03", res.Days)
+	}
+	if days, err := StagedDays(root); err != nil || len(days) != 0 {
+		t.Fatalf("staged days left = %v, %v; want none", days, err)
+	}
+	for _, dir := range []string{
+		datasets.CandleDir(root, "1m", "2026-03-02", "sim_cex"),
+		datasets.TradeDir(root, "2026-03-03", "sim_cex"),
+		datasets.SignalDir(root, "5m", "2026-03-02"),
+		datasets.SignalChangeDir(root, "2026-03-03"),
+	} {
+		if _, err := os.Stat(filepath.Join(dir, datasets.DayFileName)); err != nil {
+			t.Errorf("missing day file: %v", err)
+		}
+	}
+	db := duck(t)
+	var n, minTS, maxTS int64
+	q := "SELECT count(*), min(epoch_us(ts)), max(epoch_us(ts)) FROM read_parquet('" + datasets.CandleGlob(root, "1m") + "', hive_partitioning=true)"
+	if err := db.QueryRow(q).Scan(&n, &minTS, &maxTS); err != nil {
+		t.Fatal(err)
+	}
+	if n != res.Candles {
+		t.Errorf("candle rows = %d, want %d written", n, res.Candles)
+	}
+	if minTS != day0.UnixMicro() || maxTS != day0.Add(48*time.Hour-time.Minute).UnixMicro() {
+		t.Errorf("candle ts range = %s..%s, want the two days' first and last minute", time.UnixMicro(minTS).UTC(), time.UnixMicro(maxTS).UTC())
+	}
+	// Signals: one row per symbol, window and minute.
+	var dup int64
+	if err := db.QueryRow("SELECT count(*) FROM (SELECT symbol, \"window\", ts FROM read_parquet('" + filepath.Join(root, "signals", "*", "*", "*.parquet") + "', hive_partitioning=true) GROUP BY ALL HAVING count(*) > 1)").Scan(&dup); err != nil {
+		t.Fatal(err)
+	}
+	if dup != 0 {
+		t.Errorf("%d signal keys appear more than once", dup)
+	}
+}
+
+// TestColumnsMatchLayout checks every file's columns, in order and type,
+// against datasets.*Columns.
+func TestColumnsMatchLayout(t *testing.T) {
+	root, _ := backfill(t)
+	db := duck(t)
+	d := "2026-03-02"
+	for _, c := range []struct {
+		file string
+		cols []datasets.Column
+	}{
+		{filepath.Join(datasets.CandleDir(root, "1m", d, "sim_cex"), datasets.DayFileName), datasets.CandleColumns},
+		{filepath.Join(datasets.SignalDir(root, "1m", d), datasets.DayFileName), datasets.SignalColumns},
+		{filepath.Join(datasets.TradeDir(root, d, "sim_cex"), datasets.DayFileName), datasets.TradeColumns},
+		{filepath.Join(datasets.SignalChangeDir(root, d), datasets.DayFileName), datasets.SignalChangeColumns},
+	} {
+		rows, err := db.Query("SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM read_parquet(?, hive_partitioning=false))", c.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := 0
+		for rows.Next() {
+			var name, typ string
+			if err := rows.Scan(&name, &typ); err != nil {
+				t.Fatal(err)
+			}
+			if i >= len(c.cols) || c.cols[i].Name != name || c.cols[i].Type != typ {
+				t.Errorf("%s column %d = %s %s, want %+v", c.file, i, name, typ, c.cols[min(i, len(c.cols)-1)])
+			}
+			i++
+		}
+		rows.Close()
+		if i != len(c.cols) {
+			t.Errorf("%s has %d columns, want %d", c.file, i, len(c.cols))
+		}
+	}
+}
+
+// TestCandlesEqualSQLOverTrades recomputes every 1m candle of the day files
+// with DuckDB from the stored trades and compares.
+func TestCandlesEqualSQLOverTrades(t *testing.T) {
+	root, _ := backfill(t)
+	db := duck(t)
+	q := `
+WITH t AS (
+  SELECT venue, symbol, time_bucket(INTERVAL 1 minute, event_time::TIMESTAMP)::TIMESTAMP AS ts,
+         event_time, price, size, notional_usd, side, trade_id, log_index
+  FROM read_parquet('` + filepath.Join(root, "trades", "*", "*", "*.parquet") + `', hive_partitioning=true)
+), s AS (
+  SELECT venue, symbol, ts,
+    arg_min(price, (event_time, trade_id, log_index)) AS open, max(price) AS high, min(price) AS low,
+    arg_max(price, (event_time, trade_id, log_index)) AS close,
+    sum(size) AS volume, sum(notional_usd) AS volume_usd,
+    sum(size) FILTER (side = 'BUY') AS buy_volume, sum(size) FILTER (side = 'SELL') AS sell_volume,
+    count(*) AS trade_count, count(*) FILTER (side = 'BUY') AS buy_count,
+    count(*) FILTER (side = 'SELL') AS sell_count, sum(price*size)/sum(size) AS vwap
+  FROM t GROUP BY ALL
+), c AS (
+  SELECT venue, symbol, ts::TIMESTAMP AS ts, open, high, low, close, volume, volume_usd, buy_volume, sell_volume,
+         trade_count, buy_count, sell_count, vwap
+  FROM read_parquet('` + datasets.CandleGlob(root, "1m") + `', hive_partitioning=true)
+)
+SELECT
+  (SELECT count(*) FROM s), (SELECT count(*) FROM c),
+  count(*) FILTER (s.ts IS NULL OR c.ts IS NULL),
+  count(*) FILTER (s.trade_count <> c.trade_count OR s.buy_count <> c.buy_count OR s.sell_count <> c.sell_count),
+  count(*) FILTER (s.high <> c.high OR s.low <> c.low),
+  count(*) FILTER (abs(s.volume - c.volume) > 1e-9 * c.volume OR abs(s.volume_usd - c.volume_usd) > 1e-9 * c.volume_usd
+                   OR abs(coalesce(s.buy_volume,0) - c.buy_volume) > 1e-9 * c.volume
+                   OR abs(coalesce(s.sell_volume,0) - c.sell_volume) > 1e-9 * c.volume
+                   OR abs(s.vwap - c.vwap) > 1e-9 * c.vwap),
+  count(*) FILTER (s.open <> c.open OR s.close <> c.close)
+FROM s FULL OUTER JOIN c USING (venue, symbol, ts)`
+	var ns, nc, missing, counts, hl, vols, oc int64
+	if err := db.QueryRow(q).Scan(&ns, &nc, &missing, &counts, &hl, &vols, &oc); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("candles from SQL %d, stored %d", ns, nc)
+	if ns == 0 || ns != nc || missing != 0 || counts != 0 || hl != 0 || vols != 0 || oc != 0 {
+		t.Errorf("SQL %d vs stored %d candles: %d unmatched, %d count, %d high/low, %d volume/vwap, %d open/close mismatches",
+			ns, nc, missing, counts, hl, vols, oc)
+	}
+}
+
+func TestBackfillIsDeterministic(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	backfillInto(t, a, 1, 0.01, testSymbols[:2])
+	backfillInto(t, b, 1, 0.01, testSymbols[:2])
+	n := 0
+	err := filepath.WalkDir(a, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(a, p)
+		x, _ := os.ReadFile(p)
+		y, err := os.ReadFile(filepath.Join(b, rel))
+		if err != nil {
+			t.Errorf("%s only in the first run", rel)
+			return nil
+		}
+		if string(x) != string(y) {
+			t.Errorf("%s differs between runs", rel)
+		}
+		n++
+		return nil
+	})
+	if err != nil || n == 0 {
+		t.Fatalf("walked %d files: %v", n, err)
+	}
+}

@@ -1,0 +1,141 @@
+package parquet
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+
+	pq "github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress/snappy"
+)
+
+// MaxRowsPerRowGroup bounds the row groups of every file we write, so
+// DuckDB can parallelize a scan by row group (DESIGN.md §6).
+const MaxRowsPerRowGroup = 1_000_000
+
+// tmpSuffix marks a file being written; readers and compaction ignore it,
+// and startup removes leftovers.
+const tmpSuffix = ".tmp"
+
+// writeOptions are the options of every file: fixed, so the same rows make
+// the same bytes.
+func writeOptions() []pq.WriterOption {
+	return []pq.WriterOption{
+		pq.MaxRowsPerRowGroup(MaxRowsPerRowGroup),
+		pq.Compression(&snappy.Codec{}),
+		pq.CreatedBy("mi", "1", ""),
+		// Bounds of string columns cost a comparison per value (a third of
+		// the encoding time) and, with rows sorted by time, prune little:
+		// only the numeric and time columns carry min/max statistics.
+		pq.SkipPageBounds("symbol"), pq.SkipPageBounds("venue_kind"), pq.SkipPageBounds("chain"),
+		pq.SkipPageBounds("market"), pq.SkipPageBounds("venue_symbol"), pq.SkipPageBounds("side"),
+		pq.SkipPageBounds("trade_id"), pq.SkipPageBounds("wallet"), pq.SkipPageBounds("id"),
+		pq.SkipPageBounds("document_id"), pq.SkipPageBounds("signal"), pq.SkipPageBounds("signal_strength"),
+		pq.SkipPageBounds("event_type"), pq.SkipPageBounds("algorithm_version"), pq.SkipPageBounds("window"),
+		pq.SkipPageBounds("previous_signal"),
+	}
+}
+
+// writeFile writes rows to path atomically: into path+".tmp", synced, then
+// renamed over path, and the directory synced. A reader sees the whole file
+// or none of it.
+func writeFile[T any](path string, rows []T) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("cannot create %s: %w", filepath.Dir(path), err)
+	}
+	tmp := path + tmpSuffix
+	f, err := os.Create(tmp)
+	if err != nil {
+		return fmt.Errorf("cannot create %s: %w", tmp, err)
+	}
+	if err := encode(f, rows); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return fmt.Errorf("cannot write %s: %w", tmp, err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return fmt.Errorf("cannot sync %s: %w", tmp, err)
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("cannot close %s: %w", tmp, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("cannot rename %s: %w", tmp, err)
+	}
+	return syncDir(filepath.Dir(path))
+}
+
+// WriteRows writes rows (CandleRow, SignalRow, TradeRow or
+// SignalChangeRow) as one Parquet file at path, atomically, with the
+// options of every file the sink writes.
+func WriteRows[T any](path string, rows []T) error { return writeFile(path, rows) }
+
+// ReadRows reads every row of the Parquet file at path.
+func ReadRows[T any](path string) ([]T, error) { return readFile[T](nil, path) }
+
+// encode writes rows as one Parquet file to w.
+func encode[T any](w io.Writer, rows []T) error {
+	pw := pq.NewGenericWriter[T](w, writeOptions()...)
+	for len(rows) > 0 {
+		n := min(len(rows), 64*1024)
+		if _, err := pw.Write(rows[:n]); err != nil {
+			return err
+		}
+		rows = rows[n:]
+	}
+	return pw.Close()
+}
+
+// readFile appends the rows of the Parquet file at path to dst.
+func readFile[T any](dst []T, path string) ([]T, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return dst, fmt.Errorf("cannot open %s: %w", path, err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return dst, fmt.Errorf("cannot stat %s: %w", path, err)
+	}
+	r := pq.NewGenericReader[T](f)
+	_ = st
+	defer r.Close()
+	n := int(r.NumRows())
+	start := len(dst)
+	dst = slices.Grow(dst, n)[:start+n]
+	got := 0
+	for got < n {
+		k, err := r.Read(dst[start+got:])
+		got += k
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return dst[:start], fmt.Errorf("cannot read %s: %w", path, err)
+		}
+	}
+	if got != n {
+		return dst[:start], fmt.Errorf("cannot read %s: %d of %d rows", path, got, n)
+	}
+	return dst, nil
+}
+
+// syncDir fsyncs a directory so a rename in it is durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("cannot open %s: %w", dir, err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("cannot sync %s: %w", dir, err)
+	}
+	return nil
+}

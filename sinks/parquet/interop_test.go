@@ -1,0 +1,115 @@
+package parquet
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/marketintel/mi/datasets"
+)
+
+// TestHyparquetReadsDayFiles reads a day file of every dataset with
+// hyparquet under node (a reader nobody here wrote; installed by
+// scripts/install.d/parquet.sh) and compares every row and column with
+// what we wrote.
+func TestHyparquetReadsDayFiles(t *testing.T) {
+	dir, err := filepath.Abs("../../internal/interop/parquet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "hyparquet")); err != nil {
+		t.Fatalf("hyparquet is not installed: run scripts/install.d/parquet.sh (%v)", err)
+	}
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Fatalf("node is not installed: %v", err)
+	}
+	root, _ := backfill(t)
+	d := "2026-03-03"
+	file := func(p string) string { return filepath.Join(p, datasets.DayFileName) }
+	check(t, dir, file(datasets.CandleDir(root, "1m", d, "sim_uniswap")), []CandleRow(nil))
+	check(t, dir, file(datasets.TradeDir(root, d, "sim_uniswap")), []TradeRow(nil))
+	check(t, dir, file(datasets.SignalDir(root, "15m", d)), []SignalRow(nil))
+	check(t, dir, file(datasets.SignalChangeDir(root, d)), []SignalChangeRow(nil))
+}
+
+func check[T any](t *testing.T, dir, path string, _ []T) {
+	t.Helper()
+	ours, err := ReadRows[T](path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("node", filepath.Join(dir, "read.mjs"), path)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node read.mjs %s: %v", path, err)
+	}
+	var theirs []map[string]any
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	dec.UseNumber()
+	if err := dec.Decode(&theirs); err != nil {
+		t.Fatal(err)
+	}
+	if len(ours) == 0 || len(theirs) != len(ours) {
+		t.Fatalf("%s: hyparquet read %d rows, we wrote %d", path, len(theirs), len(ours))
+	}
+	bad := 0
+	for i := range ours {
+		want := rowMap(reflect.ValueOf(ours[i]))
+		if len(theirs[i]) != len(want) {
+			t.Fatalf("%s row %d: hyparquet columns %v, want %v", path, i, theirs[i], want)
+		}
+		for k, w := range want {
+			if g := jsonString(theirs[i][k]); g != w {
+				if bad++; bad <= 5 {
+					t.Errorf("%s row %d column %s: hyparquet %q, we wrote %q", filepath.Base(filepath.Dir(path)), i, k, g, w)
+				}
+			}
+		}
+	}
+}
+
+// rowMap renders a row as column name → canonical string: integers and
+// timestamps in decimal, doubles in the shortest form that round-trips.
+func rowMap(v reflect.Value) map[string]string {
+	out := map[string]string{}
+	for i := 0; i < v.NumField(); i++ {
+		name, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("parquet"), ",")
+		f := v.Field(i)
+		switch f.Kind() {
+		case reflect.Int64:
+			out[name] = strconv.FormatInt(f.Int(), 10)
+		case reflect.Float64:
+			out[name] = strconv.FormatFloat(f.Float(), 'g', -1, 64)
+		case reflect.Bool:
+			out[name] = strconv.FormatBool(f.Bool())
+		case reflect.String:
+			out[name] = f.String()
+		default:
+			panic("BUG: column kind " + f.Kind().String())
+		}
+	}
+	return out
+}
+
+func jsonString(v any) string {
+	switch x := v.(type) {
+	case json.Number:
+		if f, err := x.Float64(); err == nil {
+			return strconv.FormatFloat(f, 'g', -1, 64)
+		}
+		return x.String()
+	case string:
+		return x
+	case bool:
+		return strconv.FormatBool(x)
+	case nil:
+		return "<null>"
+	}
+	return "<" + reflect.TypeOf(v).String() + ">"
+}
