@@ -86,6 +86,8 @@ type market struct {
 	unusual, highConfidence        int
 	regime                         string
 	source                         string
+
+	memos marketMemos // rendered summary and regime bodies (market_cache.go)
 }
 
 // lastTradeNs returns the time of the newest trade of d, or its timestamp

@@ -81,3 +81,26 @@ func (s *Server) market(window string) *market {
 	slot.cur.Store(&cachedMarket{gen: gen, at: now, m: m})
 	return m
 }
+
+// Bodies a market renders once (memo).
+const (
+	memoSummary = iota
+	memoRegime
+	numMemos
+)
+
+// marketMemos holds the bodies of the routes that depend on the market
+// alone (summary, regime), rendered on first use: a market is immutable,
+// so every request answered from it gets the same bytes.
+type marketMemos [numMemos]struct {
+	once sync.Once
+	body []byte
+}
+
+// memo returns the body of kind, rendering it with render on first use.
+// The result must not be modified.
+func (m *market) memo(kind int, render func([]byte) []byte) []byte {
+	e := &m.memos[kind]
+	e.once.Do(func() { e.body = render(nil) })
+	return e.body
+}

@@ -135,12 +135,12 @@ func (s *Server) handleSummary(c fiber.Ctx) error {
 		return sendParamError(c, perr)
 	}
 	m := s.market(window)
-	topMomentum, _ := m.rank(byMomentum(), marketListLen)
-	topActivity, _ := m.rank(byActivity(), marketListLen)
-	topBuying, _ := m.rank(buyingRanking(defaultMinBuyPressure), marketListLen)
-	topSelling, _ := m.rank(sellingRanking(defaultMaxBuyPressure), marketListLen)
-	events, _ := m.rank(eventsRanking(), marketListLen)
-	return sendRendered(c, fiber.StatusOK, func(b []byte) []byte {
+	return sendJSON(c, fiber.StatusOK, m.memo(memoSummary, func(b []byte) []byte {
+		topMomentum, _ := m.rank(byMomentum(), marketListLen)
+		topActivity, _ := m.rank(byActivity(), marketListLen)
+		topBuying, _ := m.rank(buyingRanking(defaultMinBuyPressure), marketListLen)
+		topSelling, _ := m.rank(sellingRanking(defaultMaxBuyPressure), marketListLen)
+		events, _ := m.rank(eventsRanking(), marketListLen)
 		n := len(m.docs)
 		b = append(b, `{"window":`...)
 		b = appendString(b, window)
@@ -170,7 +170,7 @@ func (s *Server) handleSummary(c fiber.Ctx) error {
 		b = append(b, `,"timestamp":`...)
 		b = appendTime(b, m.now.UnixNano())
 		return append(b, '}')
-	})
+	}))
 }
 
 // handleRegime serves GET /api/v1/intelligence/regime (MarketRegime, spec
@@ -181,9 +181,9 @@ func (s *Server) handleRegime(c fiber.Ctx) error {
 		return sendParamError(c, perr)
 	}
 	m := s.market(window)
-	leaders, _ := m.rank(byMomentum(), marketListLen)
-	active, _ := m.rank(byActivity(), marketListLen)
-	return sendRendered(c, fiber.StatusOK, func(b []byte) []byte {
+	return sendJSON(c, fiber.StatusOK, m.memo(memoRegime, func(b []byte) []byte {
+		leaders, _ := m.rank(byMomentum(), marketListLen)
+		active, _ := m.rank(byActivity(), marketListLen)
 		b = append(b, `{"window":`...)
 		b = appendString(b, window)
 		b = append(b, `,"regime":`...)
@@ -201,7 +201,7 @@ func (s *Server) handleRegime(c fiber.Ctx) error {
 		b = append(b, `,"timestamp":`...)
 		b = appendTime(b, m.now.UnixNano())
 		return append(b, '}')
-	})
+	}))
 }
 
 // handleCompare serves GET /api/v1/intelligence/compare: one result per
