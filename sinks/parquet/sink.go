@@ -291,10 +291,68 @@ func flushTable[T any](s *Sink, t *table[T]) error {
 		slices.SortStableFunc(b.rows, t.cmp)
 		s.seq++
 		name := fmt.Sprintf("%s-%08d.parquet", s.prefix, s.seq)
-		if err := writeFile(filepath.Join(datasets.Staged(s.root, dir), name), b.rows); err != nil {
+		staged := datasets.Staged(s.root, dir)
+		if err := writeFile(filepath.Join(staged, name), b.rows); err != nil {
 			return fmt.Errorf("cannot write a part file: %w", err)
 		}
 		delete(t.bufs, dir)
+		if err := mergeParts(s, staged, t.cmp); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// mergeFanIn is how many parts of one level are merged into one part of the
+// next level. Parts are leveled (a merged part's name ends in -L<level>), so
+// a staging directory holds at most about mergeFanIn parts per level, and a
+// row is rewritten once per level: a day of parts flushed every 30 s stays
+// at a few dozen files for readers of the open day.
+const mergeFanIn = 8
+
+// mergeParts merges the parts of the lowest level that has mergeFanIn of
+// them into one part of the next level (written before the inputs are
+// deleted; a crash in between leaves duplicates that compaction drops).
+func mergeParts[T any](s *Sink, staged string, cmp func(a, b T) int) error {
+	parts, err := filepath.Glob(filepath.Join(staged, "part-*.parquet"))
+	if err != nil {
+		panic("BUG: bad glob")
+	}
+	if len(parts) < mergeFanIn {
+		return nil
+	}
+	sort.Strings(parts)
+	byLevel := map[int][]string{}
+	for _, p := range parts {
+		lvl := 0
+		if i := strings.LastIndex(p, "-L"); i > len(staged) {
+			fmt.Sscanf(p[i+2:], "%d.parquet", &lvl)
+		}
+		byLevel[lvl] = append(byLevel[lvl], p)
+	}
+	for lvl := 0; lvl <= 16; lvl++ {
+		in := byLevel[lvl]
+		if len(in) < mergeFanIn {
+			continue
+		}
+		var rows []T
+		for _, p := range in {
+			if rows, err = readFile(rows, p); err != nil {
+				return err
+			}
+		}
+		rows = sortDedupe(rows, cmp)
+		s.seq++
+		name := fmt.Sprintf("%s-%08d-L%d.parquet", s.prefix, s.seq, lvl+1)
+		if err := writeFile(filepath.Join(staged, name), rows); err != nil {
+			return fmt.Errorf("cannot write a merged part file: %w", err)
+		}
+		for _, p := range in {
+			if err := os.Remove(p); err != nil {
+				return fmt.Errorf("cannot remove a merged part: %w", err)
+			}
+		}
+		return nil
 	}
 	return nil
 }
