@@ -288,7 +288,7 @@ func flushTable[T any](s *Sink, t *table[T]) error {
 	sort.Strings(dirs)
 	for _, dir := range dirs {
 		b := t.bufs[dir]
-		slices.SortStableFunc(b.rows, t.cmp)
+		b.rows = sortDedupe(b.rows, t.cmp)
 		s.seq++
 		name := fmt.Sprintf("%s-%08d.parquet", s.prefix, s.seq)
 		staged := datasets.Staged(s.root, dir)
@@ -335,16 +335,9 @@ func mergeParts[T any](s *Sink, staged string, cmp func(a, b T) int) error {
 		if len(in) < mergeFanIn {
 			continue
 		}
-		var rows []T
-		for _, p := range in {
-			if rows, err = readFile(rows, p); err != nil {
-				return err
-			}
-		}
-		rows = sortDedupe(rows, cmp)
 		s.seq++
 		name := fmt.Sprintf("%s-%08d-L%d.parquet", s.prefix, s.seq, lvl+1)
-		if err := writeFile(filepath.Join(staged, name), rows); err != nil {
+		if _, err := mergeFiles(in, filepath.Join(staged, name), cmp); err != nil {
 			return fmt.Errorf("cannot write a merged part file: %w", err)
 		}
 		for _, p := range in {
@@ -444,19 +437,11 @@ func compactDir[T any](root, staged string, cmp func(a, b T) int) error {
 		panic("BUG: " + err.Error())
 	}
 	final := filepath.Join(root, rel, datasets.DayFileName)
-	var rows []T
+	inputs := parts
 	if _, err := os.Stat(final); err == nil {
-		if rows, err = readFile(rows, final); err != nil {
-			return err
-		}
+		inputs = append([]string{final}, parts...)
 	}
-	for _, p := range parts {
-		if rows, err = readFile(rows, p); err != nil {
-			return err
-		}
-	}
-	rows = sortDedupe(rows, cmp)
-	if err := writeFile(final, rows); err != nil {
+	if _, err := mergeFiles(inputs, final, cmp); err != nil {
 		return fmt.Errorf("cannot write a day file: %w", err)
 	}
 	for _, p := range parts {
