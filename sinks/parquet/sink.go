@@ -288,13 +288,64 @@ func flushTable[T any](s *Sink, t *table[T]) error {
 	sort.Strings(dirs)
 	for _, dir := range dirs {
 		b := t.bufs[dir]
-		slices.SortStableFunc(b.rows, t.cmp)
+		b.rows = sortDedupe(b.rows, t.cmp)
 		s.seq++
 		name := fmt.Sprintf("%s-%08d.parquet", s.prefix, s.seq)
-		if err := writeFile(filepath.Join(datasets.Staged(s.root, dir), name), b.rows); err != nil {
+		staged := datasets.Staged(s.root, dir)
+		if err := writeFile(filepath.Join(staged, name), b.rows); err != nil {
 			return fmt.Errorf("cannot write a part file: %w", err)
 		}
 		delete(t.bufs, dir)
+		if err := mergeParts(s, staged, t.cmp); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// mergeFanIn is how many parts of one level are merged into one part of the
+// next level. Parts are leveled (a merged part's name ends in -L<level>), so
+// a staging directory holds at most about mergeFanIn parts per level, and a
+// row is rewritten once per level: a day of parts flushed every 30 s stays
+// at a few dozen files for readers of the open day.
+const mergeFanIn = 8
+
+// mergeParts merges the parts of the lowest level that has mergeFanIn of
+// them into one part of the next level (written before the inputs are
+// deleted; a crash in between leaves duplicates that compaction drops).
+func mergeParts[T any](s *Sink, staged string, cmp func(a, b T) int) error {
+	parts, err := filepath.Glob(filepath.Join(staged, "part-*.parquet"))
+	if err != nil {
+		panic("BUG: bad glob")
+	}
+	if len(parts) < mergeFanIn {
+		return nil
+	}
+	sort.Strings(parts)
+	byLevel := map[int][]string{}
+	for _, p := range parts {
+		lvl := 0
+		if i := strings.LastIndex(p, "-L"); i > len(staged) {
+			fmt.Sscanf(p[i+2:], "%d.parquet", &lvl)
+		}
+		byLevel[lvl] = append(byLevel[lvl], p)
+	}
+	for lvl := 0; lvl <= 16; lvl++ {
+		in := byLevel[lvl]
+		if len(in) < mergeFanIn {
+			continue
+		}
+		s.seq++
+		name := fmt.Sprintf("%s-%08d-L%d.parquet", s.prefix, s.seq, lvl+1)
+		if _, err := mergeFiles(in, filepath.Join(staged, name), cmp); err != nil {
+			return fmt.Errorf("cannot write a merged part file: %w", err)
+		}
+		for _, p := range in {
+			if err := os.Remove(p); err != nil {
+				return fmt.Errorf("cannot remove a merged part: %w", err)
+			}
+		}
+		return nil
 	}
 	return nil
 }
@@ -386,19 +437,11 @@ func compactDir[T any](root, staged string, cmp func(a, b T) int) error {
 		panic("BUG: " + err.Error())
 	}
 	final := filepath.Join(root, rel, datasets.DayFileName)
-	var rows []T
+	inputs := parts
 	if _, err := os.Stat(final); err == nil {
-		if rows, err = readFile(rows, final); err != nil {
-			return err
-		}
+		inputs = append([]string{final}, parts...)
 	}
-	for _, p := range parts {
-		if rows, err = readFile(rows, p); err != nil {
-			return err
-		}
-	}
-	rows = sortDedupe(rows, cmp)
-	if err := writeFile(final, rows); err != nil {
+	if _, err := mergeFiles(inputs, final, cmp); err != nil {
 		return fmt.Errorf("cannot write a day file: %w", err)
 	}
 	for _, p := range parts {

@@ -155,3 +155,40 @@ func TestBadPartitionValuesAreRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestStagingPartsAreMerged flushes one row at a time: the staging
+// directory stays at a handful of leveled parts, and the day file gets
+// every row once.
+func TestStagingPartsAreMerged(t *testing.T) {
+	root := t.TempDir()
+	s, err := Open(Config{Root: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	day := time.Date(2026, 4, 1, 0, 0, 0, 0, time.UTC)
+	staged := datasets.Staged(root, datasets.CandleDir(root, "1m", "2026-04-01", "x"))
+	for m := 0; m < 200; m++ {
+		s.AddCandle(candle("x", "AUSD", day.Add(time.Duration(m)*time.Minute), float64(m)))
+		if m%10 == 0 {
+			s.AddCandle(candle("x", "AUSD", day.Add(time.Duration(m)*time.Minute), float64(m))) // redelivered
+		}
+		if err := s.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		if parts, _ := filepath.Glob(filepath.Join(staged, "part-*.parquet")); len(parts) > 3*mergeFanIn {
+			t.Fatalf("%d parts after %d flushes", len(parts), m+1)
+		}
+	}
+	if err := s.CompactDay("2026-04-01"); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := ReadRows[CandleRow](filepath.Join(datasets.CandleDir(root, "1m", "2026-04-01", "x"), datasets.DayFileName))
+	if err != nil || len(rows) != 200 {
+		t.Fatalf("%d rows, %v; want 200", len(rows), err)
+	}
+	for i, r := range rows {
+		if r.Close != float64(i) {
+			t.Fatalf("row %d close %g", i, r.Close)
+		}
+	}
+}

@@ -1,0 +1,167 @@
+package parquet
+
+import (
+	"container/heap"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	pq "github.com/parquet-go/parquet-go"
+)
+
+// mergeBatch is the rows read from each input, and written, at a time.
+const mergeBatch = 8192
+
+// cursor reads one sorted input file in batches.
+type cursor[T any] struct {
+	f   *os.File
+	r   *pq.GenericReader[T]
+	buf []T
+	i   int
+	ord int // input order: ties keep the earlier input's row
+}
+
+// next advances to the next row; it reports false at the end of the input.
+func (c *cursor[T]) next() (bool, error) {
+	c.i++
+	if c.i < len(c.buf) {
+		return true, nil
+	}
+	c.buf = c.buf[:cap(c.buf)]
+	n, err := c.r.Read(c.buf)
+	c.buf, c.i = c.buf[:n], 0
+	if n > 0 {
+		return true, nil
+	}
+	if err == nil || errors.Is(err, io.EOF) {
+		return false, nil
+	}
+	return false, fmt.Errorf("cannot read %s: %w", c.f.Name(), err)
+}
+
+type cursorHeap[T any] struct {
+	cs  []*cursor[T]
+	cmp func(a, b T) int
+}
+
+func (h *cursorHeap[T]) Len() int { return len(h.cs) }
+func (h *cursorHeap[T]) Less(i, j int) bool {
+	a, b := h.cs[i], h.cs[j]
+	if c := h.cmp(a.buf[a.i], b.buf[b.i]); c != 0 {
+		return c < 0
+	}
+	return a.ord < b.ord
+}
+func (h *cursorHeap[T]) Swap(i, j int) { h.cs[i], h.cs[j] = h.cs[j], h.cs[i] }
+func (h *cursorHeap[T]) Push(x any)    { h.cs = append(h.cs, x.(*cursor[T])) }
+func (h *cursorHeap[T]) Pop() any {
+	c := h.cs[len(h.cs)-1]
+	h.cs = h.cs[:len(h.cs)-1]
+	return c
+}
+
+// mergeFiles merges input files, each sorted by cmp, into one file at out
+// (written atomically), keeping the first row of each run of equal keys in
+// input order. Memory is a batch per input, whatever the sizes. An input
+// that is not sorted is an error.
+func mergeFiles[T any](inputs []string, out string, cmp func(a, b T) int) (int, error) {
+	h := &cursorHeap[T]{cmp: cmp}
+	defer func() {
+		for _, c := range h.cs {
+			c.r.Close()
+			c.f.Close()
+		}
+	}()
+	var inRows int64
+	for i, p := range inputs {
+		f, err := os.Open(p)
+		if err != nil {
+			return 0, fmt.Errorf("cannot open %s: %w", p, err)
+		}
+		r := pq.NewGenericReader[T](f)
+		inRows += r.NumRows()
+		c := &cursor[T]{f: f, r: r, buf: make([]T, 0, max(1, min(mergeBatch, int(r.NumRows())))), ord: i, i: -1}
+		ok, err := c.next()
+		if err != nil || !ok {
+			c.r.Close()
+			f.Close()
+			if err != nil {
+				return 0, err
+			}
+			continue
+		}
+		h.cs = append(h.cs, c)
+	}
+	heap.Init(h)
+
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return 0, fmt.Errorf("cannot create %s: %w", filepath.Dir(out), err)
+	}
+	tmp := out + tmpSuffix
+	f, err := os.Create(tmp)
+	if err != nil {
+		return 0, fmt.Errorf("cannot create %s: %w", tmp, err)
+	}
+	fail := func(err error) (int, error) {
+		f.Close()
+		os.Remove(tmp)
+		return 0, err
+	}
+	w := pq.NewGenericWriter[T](f, writeOptions()...)
+	batch := make([]T, 0, max(1, min(mergeBatch, int(inRows))))
+	total := 0
+	var last T
+	have := false
+	for h.Len() > 0 {
+		c := h.cs[0]
+		row := c.buf[c.i]
+		if !have || cmp(last, row) != 0 {
+			if have && cmp(last, row) > 0 {
+				return fail(fmt.Errorf("cannot merge: %s is not sorted", c.f.Name()))
+			}
+			batch = append(batch, row)
+			last, have = row, true
+			if len(batch) == cap(batch) {
+				if _, err := w.Write(batch); err != nil {
+					return fail(fmt.Errorf("cannot write %s: %w", tmp, err))
+				}
+				total += len(batch)
+				batch = batch[:0]
+			}
+		}
+		ok, err := c.next()
+		if err != nil {
+			return fail(err)
+		}
+		if ok {
+			heap.Fix(h, 0)
+		} else {
+			heap.Pop(h)
+			c.r.Close()
+			c.f.Close()
+		}
+	}
+	if len(batch) > 0 {
+		if _, err := w.Write(batch); err != nil {
+			return fail(fmt.Errorf("cannot write %s: %w", tmp, err))
+		}
+		total += len(batch)
+	}
+	if err := w.Close(); err != nil {
+		return fail(fmt.Errorf("cannot write %s: %w", tmp, err))
+	}
+	if err := f.Sync(); err != nil {
+		return fail(fmt.Errorf("cannot sync %s: %w", tmp, err))
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return 0, fmt.Errorf("cannot close %s: %w", tmp, err)
+	}
+	if err := os.Rename(tmp, out); err != nil {
+		os.Remove(tmp)
+		return 0, fmt.Errorf("cannot rename %s: %w", tmp, err)
+	}
+	return total, syncDir(filepath.Dir(out))
+}
