@@ -45,8 +45,8 @@ type chainServer struct {
 	mu          sync.Mutex
 	head        uint64
 	forkFrom    uint64 // while not 0, blocks from here on are on a fork
-	forkServed  bool // eth_getLogs answered with fork logs
-	forkRead    bool // and the client asked for the head again since
+	forkServed  bool   // eth_getLogs answered with fork logs
+	forkRead    bool   // and the client asked for the head again since
 	down        bool
 	conns       map[net.Conn]bool
 	heads       []chan uint64

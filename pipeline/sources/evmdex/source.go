@@ -139,7 +139,7 @@ type header struct {
 	Number     hexutil.Uint64 `json:"number"`
 	Hash       common.Hash    `json:"hash"`
 	ParentHash common.Hash    `json:"parentHash"`
-	Time   hexutil.Uint64 `json:"timestamp"`
+	Time       hexutil.Uint64 `json:"timestamp"`
 }
 
 // New validates the configuration and returns an idle source; it connects on
