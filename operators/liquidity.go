@@ -433,3 +433,193 @@ func (s *PoolState) MidPrice() float64 {
 	}
 	return 1 / p
 }
+
+// OrderSizesUSD are the market order sizes the liquidity block estimates.
+var OrderSizesUSD = []int{1000, 10000, 50000}
+
+// MaxPriceMove is the largest price move an estimate allows: a larger one
+// makes the estimate null with a reason.
+const MaxPriceMove = 0.01
+
+// LiquidityMethod is the method label of the estimates.
+const LiquidityMethod = "uniswap_v3 concentrated liquidity: one exact-input swap in the best pool, fee included, crossing the initialized ticks seen in Mint and Burn events"
+
+// Estimate is the cost of one market order.
+type Estimate struct {
+	Side    string // "buy" or "sell"
+	SizeUSD int
+	// CostBps is the cost against the pool's mid price in basis points, fee
+	// included; nil when no pool can fill the order within MaxPriceMove.
+	CostBps *float64
+	// Reason says why CostBps is nil.
+	Reason string
+	// Chain and Pool name the best pool; empty when CostBps is nil.
+	Chain, Pool  string
+	FeeBps       float64
+	TicksCrossed int
+}
+
+// PoolSummary describes one pool of a symbol.
+type PoolSummary struct {
+	Chain, Address, Name string
+	FeeBps               float64
+	// PriceUSD is the pool's mid price of the base in USD.
+	PriceUSD     float64
+	SqrtPriceX96 string
+	Liquidity    string
+	Tick         int32
+	KnownTicks   int
+	UpdatedNs    int64
+}
+
+// LiquidityReport is the liquidity block of one symbol.
+type LiquidityReport struct {
+	Symbol    string
+	AsOfNs    int64
+	Score     *int
+	Estimates []Estimate // buy then sell, by OrderSizesUSD
+	Pools     []PoolSummary
+}
+
+// Cost returns the estimate of a side and size, if any.
+func (r *LiquidityReport) Cost(side string, size int) (Estimate, bool) {
+	for _, e := range r.Estimates {
+		if e.Side == side && e.SizeUSD == size {
+			return e, true
+		}
+	}
+	return Estimate{}, false
+}
+
+// EstimateLiquidity computes the liquidity block of symbol from the states of
+// its pools (pools whose base is symbol; others are ignored). ethUSD prices a
+// WETH quote; pools quoted in WETH are skipped when it is 0. The report is
+// empty (no estimates) when no pool is ready. The result depends only on
+// the arguments.
+func EstimateLiquidity(symbol string, pools []*PoolState, ethUSD float64) LiquidityReport {
+	r := LiquidityReport{Symbol: symbol}
+	var ready []*PoolState
+	for _, p := range pools {
+		if p.Meta == nil || p.Meta.BaseSymbol() != symbol || !p.Ready() {
+			continue
+		}
+		q := quoteUSD(p.Meta, ethUSD)
+		if q == 0 || p.MidPrice() == 0 {
+			continue
+		}
+		ready = append(ready, p)
+		r.AsOfNs = max(r.AsOfNs, p.UpdatedNs)
+		r.Pools = append(r.Pools, PoolSummary{
+			Chain: p.Meta.Chain, Address: p.Meta.Address, Name: p.Meta.Name,
+			FeeBps: float64(p.Meta.Fee) / 100, PriceUSD: p.MidPrice() * q,
+			SqrtPriceX96: p.SqrtPriceX96.String(), Liquidity: p.Liquidity.String(), Tick: p.Tick,
+			KnownTicks: len(p.Net), UpdatedNs: p.UpdatedNs,
+		})
+	}
+	sort.Slice(r.Pools, func(i, j int) bool {
+		if r.Pools[i].Chain != r.Pools[j].Chain {
+			return r.Pools[i].Chain < r.Pools[j].Chain
+		}
+		return r.Pools[i].Address < r.Pools[j].Address
+	})
+	if len(ready) == 0 {
+		return r
+	}
+	for _, side := range []string{"buy", "sell"} {
+		for _, size := range OrderSizesUSD {
+			best := Estimate{Side: side, SizeUSD: size, Reason: ErrNoLiquidity.Error()}
+			for _, p := range ready {
+				e := costIn(p, side, size, ethUSD)
+				if e.CostBps != nil && (best.CostBps == nil || *e.CostBps < *best.CostBps) {
+					best = e
+				} else if best.CostBps == nil && e.Reason == ErrPriceMove.Error() {
+					best.Reason = e.Reason
+				}
+			}
+			r.Estimates = append(r.Estimates, best)
+		}
+	}
+	b, okB := r.Cost("buy", 10000)
+	s, okS := r.Cost("sell", 10000)
+	if okB && okS && b.CostBps != nil && s.CostBps != nil {
+		bps := (*b.CostBps + *s.CostBps) / 2
+		score := int(math.Round(100 * math.Exp(-bps/50)))
+		score = max(0, min(100, score))
+		r.Score = &score
+	}
+	return r
+}
+
+func quoteUSD(m *PoolMeta, ethUSD float64) float64 {
+	b0, ok := m.BaseIsToken0()
+	if !ok {
+		return 0
+	}
+	q := m.Symbol1
+	if !b0 {
+		q = m.Symbol0
+	}
+	if q == "USD" {
+		return 1
+	}
+	return ethUSD
+}
+
+// atomic converts a number of tokens to atomic units.
+func atomic(tokens float64, decimals int) *big.Int {
+	x := new(big.Float).SetPrec(256).SetFloat64(tokens)
+	x.Mul(x, new(big.Float).SetPrec(256).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(decimals)), nil)))
+	v, _ := x.Int(nil)
+	return v
+}
+
+func tokens(x *big.Int, decimals int) float64 {
+	f := new(big.Float).SetPrec(256).SetInt(x)
+	f.Quo(f, new(big.Float).SetPrec(256).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(decimals)), nil)))
+	v, _ := f.Float64()
+	return v
+}
+
+// costIn estimates a market order of sizeUSD in one pool.
+func costIn(p *PoolState, side string, sizeUSD int, ethUSD float64) Estimate {
+	e := Estimate{Side: side, SizeUSD: sizeUSD}
+	m := p.Meta
+	b0, _ := m.BaseIsToken0()
+	baseDec, quoteDec := m.Decimals1, m.Decimals0
+	if b0 {
+		baseDec, quoteDec = m.Decimals0, m.Decimals1
+	}
+	qUSD := quoteUSD(m, ethUSD)
+	mid := p.MidPrice()
+	var in *big.Int
+	var zeroForOne bool
+	if side == "buy" { // quote in, base out
+		in = atomic(float64(sizeUSD)/qUSD, quoteDec)
+		zeroForOne = !b0
+	} else { // base in, quote out
+		in = atomic(float64(sizeUSD)/(mid*qUSD), baseDec)
+		zeroForOne = b0
+	}
+	res, err := p.SwapExactIn(in, zeroForOne, MaxPriceMove)
+	if err != nil {
+		e.Reason = err.Error()
+		return e
+	}
+	if res.AmountOut.Sign() == 0 || res.AmountIn.Sign() == 0 {
+		e.Reason = ErrNoLiquidity.Error()
+		return e
+	}
+	var exec, cost float64
+	if side == "buy" {
+		exec = tokens(res.AmountIn, quoteDec) / tokens(res.AmountOut, baseDec)
+		cost = (exec/mid - 1) * 1e4
+	} else {
+		exec = tokens(res.AmountOut, quoteDec) / tokens(res.AmountIn, baseDec)
+		cost = (1 - exec/mid) * 1e4
+	}
+	e.CostBps = &cost
+	e.Chain, e.Pool = m.Chain, m.Address
+	e.FeeBps = float64(m.Fee) / 100
+	e.TicksCrossed = res.TicksCrossed
+	return e
+}
