@@ -21,6 +21,7 @@ package evmdex
 
 import (
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -713,7 +714,7 @@ func (s *Source) decode(l *types.Log, tsNs int64) (*sources.Record, *operators.P
 		ev.TickLower, ev.TickUpper, ev.Amount = p.TickLower, p.TickUpper, p.Amount
 		return nil, ev
 	}
-	sw, err := DecodeSwap(l)
+	sw, err := DecodeSwapWords(l)
 	if err != nil {
 		return &sources.Record{Reason: err.Error()}, nil
 	}
@@ -740,8 +741,8 @@ func (s *Source) trade(m *operators.PoolMeta, l *types.Log, sw *Swap, tsNs int64
 		Venue: Venue, VenueKind: schemas.VenueKind_VENUE_KIND_ONCHAIN_DEX, Chain: m.Chain, Market: m.Address,
 		Symbol: baseSym, VenueSymbol: baseTicker + "/" + quoteTicker,
 		EventTimeNs: tsNs, IngestTimeNs: s.cfg.Now().UnixNano(),
-		TradeId: strings.ToLower(l.TxHash.Hex()), LogIndex: uint32(l.Index),
-		Wallet: strings.ToLower(sw.Recipient.Hex()), Source: s.name,
+		TradeId: l.TxHash.Hex(), LogIndex: uint32(l.Index), // Hash.Hex is lower case
+		Wallet: "0x" + hex.EncodeToString(sw.Recipient[:]), Source: s.name,
 	}
 	switch {
 	case baseAmt.Sign() < 0 && quoteAmt.Sign() > 0: // base left the pool: bought
