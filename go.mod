@@ -5,6 +5,7 @@ go 1.26.8
 require (
 	github.com/duckdb/duckdb-go/v2 v2.10505.0
 	github.com/ethereum/go-ethereum v1.17.10
+	github.com/goccy/go-json v0.10.5
 	github.com/gofiber/fiber/v3 v3.3.0
 	github.com/klauspost/compress v1.20.3
 	github.com/pb33f/libopenapi v0.34.3
@@ -47,7 +48,6 @@ require (
 	github.com/go-openapi/jsonpointer v0.22.5 // indirect
 	github.com/go-openapi/swag/jsonname v0.25.5 // indirect
 	github.com/go-viper/mapstructure/v2 v2.5.0 // indirect
-	github.com/goccy/go-json v0.10.5 // indirect
 	github.com/gofiber/schema v1.7.1 // indirect
 	github.com/gofiber/utils/v2 v2.0.6 // indirect
 	github.com/google/flatbuffers v25.12.19+incompatible // indirect

@@ -15,6 +15,8 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+
+	gojson "github.com/goccy/go-json"
 )
 
 // Pool is one known pool: the account that owns its two vault token
@@ -76,7 +78,7 @@ var (
 // vaults moved the same way (a deposit or withdrawal) is ErrNotSwap.
 func ParseMeta(raw []byte, pools map[string]*Pool) ([]Swap, error) {
 	var m Meta
-	if err := json.Unmarshal(raw, &m); err != nil {
+	if err := gojson.Unmarshal(raw, &m); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
 	}
 	return Swaps(&m, pools, nil)

@@ -15,6 +15,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	gojson "github.com/goccy/go-json"
+
 	"github.com/marketintel/mi/pipeline/sources"
 	"github.com/marketintel/mi/pipeline/symbols"
 	"github.com/marketintel/mi/schemas"
@@ -348,7 +350,7 @@ func (s *Source) markSeen(sig string) {
 // connector emits for the transaction and is exported for replays and tests.
 func (s *Source) Records(signature string, blockTime int64, meta []byte) []sources.Record {
 	var m Meta
-	if err := json.Unmarshal(meta, &m); err != nil {
+	if err := gojson.Unmarshal(meta, &m); err != nil {
 		return []sources.Record{{Raw: append([]byte(nil), meta...), Reason: fmt.Sprintf("%v: %v", ErrMalformed, err)}}
 	}
 	swaps, err := Swaps(&m, s.pools, s.order)
