@@ -12,13 +12,22 @@ import (
 // events and answers the liquidity block of a symbol. It is safe for
 // concurrent use: the connectors call Apply, the query tier calls Report.
 type Liquidity struct {
-	mu    sync.RWMutex
-	pools map[string]*operators.PoolState // chain|address -> state
+	mu      sync.RWMutex
+	pools   map[string]*operators.PoolState // chain|address -> state
+	version uint64                          // bumped by every Apply
+
+	cmu   sync.Mutex
+	cache map[string]cachedReport // symbol -> report at a version
+}
+
+type cachedReport struct {
+	version uint64
+	report  operators.LiquidityReport
 }
 
 // NewLiquidity returns an empty liquidity view.
 func NewLiquidity() *Liquidity {
-	return &Liquidity{pools: map[string]*operators.PoolState{}}
+	return &Liquidity{pools: map[string]*operators.PoolState{}, cache: map[string]cachedReport{}}
 }
 
 // Apply records one pool event; it is the connectors' OnPoolEvent.
@@ -35,14 +44,35 @@ func (l *Liquidity) Apply(ev operators.PoolEvent) {
 		l.pools[k] = st
 	}
 	st.Apply(ev)
+	l.version++
 }
 
-// Report computes the liquidity block of symbol from the pools whose base is
+// Report returns the liquidity block of symbol from the pools whose base is
 // symbol. A WETH quote is priced with the mid price of the deepest-quoted
-// ETH/USD-stablecoin pool (the one with the most in-range liquidity).
+// ETH/USD-stablecoin pool (the one with the most in-range liquidity). The
+// report is computed again only after a pool event; until then the previous
+// one is returned (callers must not modify it).
 func (l *Liquidity) Report(symbol string) operators.LiquidityReport {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
+	l.cmu.Lock()
+	c, ok := l.cache[symbol]
+	l.cmu.Unlock()
+	if ok && c.version == l.version {
+		return c.report
+	}
+	r := l.compute(symbol)
+	l.cmu.Lock()
+	if len(l.cache) > 4096 {
+		clear(l.cache)
+	}
+	l.cache[symbol] = cachedReport{l.version, r}
+	l.cmu.Unlock()
+	return r
+}
+
+// compute builds a report; l.mu is held for reading.
+func (l *Liquidity) compute(symbol string) operators.LiquidityReport {
 	var pools []*operators.PoolState
 	var ethUSD float64
 	var ethL float64
