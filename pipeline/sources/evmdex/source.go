@@ -20,6 +20,7 @@
 package evmdex
 
 import (
+	"cmp"
 	"context"
 	"encoding/hex"
 	"encoding/json"
@@ -79,6 +80,11 @@ type Config struct {
 	Logf func(format string, args ...any)
 	// Now stamps IngestTimeNs; default time.Now.
 	Now func() time.Time
+	// Name overrides the source name "evmdex:<chain>".
+	Name string
+	// Observer, when set, receives state changes ("connecting", "running",
+	// "reconnecting") and reconnections, for /status.
+	Observer Observer
 	// StepTimeout bounds one step (head, reorg check and the logs of the
 	// new blocks): a stuck call ends the session; default 30s.
 	StepTimeout time.Duration
@@ -174,7 +180,7 @@ func New(cfg Config) (*Source, error) {
 		cfg.StepTimeout = 30 * time.Second
 	}
 	s := &Source{
-		cfg: cfg, name: "evmdex:" + cfg.Chain,
+		cfg: cfg, name: cmp.Or(cfg.Name, "evmdex:"+cfg.Chain),
 		pools:   map[common.Address]*operators.PoolMeta{},
 		toks:    map[common.Address]*tokenInfo{},
 		out:     make(chan sources.Record, 1024),
@@ -259,6 +265,10 @@ func (s *Source) run(ctx context.Context) {
 		s.stats.Reconnects++
 		s.stats.LastErrText = err.Error()
 		s.mu.Unlock()
+		if o := s.cfg.Observer; o != nil {
+			o.SetState(s.name, "reconnecting", err)
+			o.Reconnect(s.name)
+		}
 		if progressed {
 			backoff = s.cfg.MinBackoff
 			failing = false
@@ -280,6 +290,9 @@ func (s *Source) run(ctx context.Context) {
 // session connects, resolves the pools and follows the chain until an error.
 // progressed reports whether any step succeeded.
 func (s *Source) session(ctx context.Context) (progressed bool, err error) {
+	if o := s.cfg.Observer; o != nil {
+		o.SetState(s.name, "connecting", nil)
+	}
 	c, err := rpc.DialContext(ctx, s.cfg.RPC)
 	if err != nil {
 		return false, fmt.Errorf("cannot dial: %w", err)
@@ -318,6 +331,9 @@ func (s *Source) session(ctx context.Context) (progressed bool, err error) {
 		}
 		if err != nil && !errors.Is(err, errInconsistent) {
 			return progressed, err
+		}
+		if !progressed && s.cfg.Observer != nil {
+			s.cfg.Observer.SetState(s.name, "running", nil)
 		}
 		progressed = true
 		select {
