@@ -75,3 +75,19 @@ func TestParseMetaErrors(t *testing.T) {
 	}
 	f(`{"err":null,"preTokenBalances":[`+v(1, meteoraPool.BaseMint, "10")+`,`+v(2, meteoraPool.QuoteMint, "10")+`],"postTokenBalances":[`+v(1, meteoraPool.BaseMint, "20")+`,`+v(2, meteoraPool.QuoteMint, "20")+`]}`, ErrNotSwap)
 }
+
+func TestFromEntry(t *testing.T) {
+	if _, err := FromEntry([]byte(`{"kind":"soldex","rpc":"http://x","pools":[{"address":"a","venue":"v","base_mint":"b","quote_mint":"q"}],"poll_interval":"1s"}`), nil); err != nil {
+		t.Fatal(err)
+	}
+	for raw, want := range map[string]string{
+		`{"kind":"soldex","rpc":"http://x","pools":[]}`:                                                   "rpc and pools are required",
+		`{"kind":"soldex","rpc":"http://x","pools":[{"address":"a"}]}`:                                    "base_mint and quote_mint are required",
+		`{"kind":"soldex","rpc":"http://x","pools":[],"extra":1}`:                                         "unknown field",
+		`{"kind":"soldex","rpc":"http://x","poll_interval":"soon","pools":[{"address":"a","venue":"v"}]}`: "positive duration",
+	} {
+		if _, err := FromEntry([]byte(raw), nil); err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("FromEntry(%s) = %v, want %q", raw, err, want)
+		}
+	}
+}
