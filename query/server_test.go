@@ -338,6 +338,7 @@ func TestRoutes(t *testing.T) {
 		"GET /api/v1/intelligence/:symbol 5000",
 		"GET /status 0",
 		"GET /healthz 0",
+		"GET /coverage 0",
 	}
 	if !slices.Equal(got, want) {
 		t.Fatalf("route table:\ngot:  %v\nwant: %v", got, want)
