@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +12,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/marketintel/mi/internal/fixtures"
 	"github.com/marketintel/mi/operators"
 	"github.com/marketintel/mi/pipeline/sources"
 	"github.com/marketintel/mi/pipeline/sources/replay"
@@ -25,7 +25,7 @@ func replayTrades(t *testing.T) map[string]*schemas.Trade {
 	t.Helper()
 	out := map[string]*schemas.Trade{}
 	for _, f := range []string{fileA, fileB} {
-		src, err := replay.Open(fixturesPath(t, f))
+		src, err := replay.Open(fixtures.Path(t, f))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -138,11 +138,6 @@ func drive(t *testing.T, s *chainServer, url string, confirmations uint64) runRe
 	}
 	res.stats = src.Stats()
 	return res
-}
-
-func fixturesPath(t *testing.T, rel string) string {
-	t.Helper()
-	return fixturesPathTB(t, rel)
 }
 
 // check compares the connector's net trades with the replay source's.
@@ -272,5 +267,4 @@ func checkEvents(t *testing.T, res runResult) {
 	if a.SqrtPriceX96.Cmp(last.SqrtPriceX96) != 0 {
 		t.Fatalf("pool state %v, last swap %v", a.SqrtPriceX96, last.SqrtPriceX96)
 	}
-	sort.Slice(res.events, func(i, j int) bool { return res.events[i].Block < res.events[j].Block })
 }
