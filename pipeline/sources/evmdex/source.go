@@ -138,7 +138,7 @@ type logKey struct {
 
 type emittedLog struct {
 	key  logKey
-	raw  []byte
+	log  *types.Log           // marshalled only when retracted
 	pool *operators.PoolEvent // the pool event it produced
 }
 
@@ -495,6 +495,38 @@ func (s *Source) header(ctx context.Context, c *rpc.Client, n uint64, cached boo
 	return *h, nil
 }
 
+// prefetch reads the uncached headers of the logs' blocks with batched
+// eth_getBlockByNumber calls, 100 per batch.
+func (s *Source) prefetch(ctx context.Context, c *rpc.Client, logs []types.Log) error {
+	var need []uint64
+	seen := map[uint64]bool{}
+	for i := range logs {
+		n := logs[i].BlockNumber
+		if _, ok := s.headers[n]; !ok && !seen[n] {
+			seen[n] = true
+			need = append(need, n)
+		}
+	}
+	for len(need) > 0 {
+		k := min(len(need), 100)
+		batch := make([]rpc.BatchElem, k)
+		hs := make([]*header, k)
+		for i, n := range need[:k] {
+			batch[i] = rpc.BatchElem{Method: "eth_getBlockByNumber", Args: []any{hexutil.EncodeUint64(n), false}, Result: &hs[i]}
+		}
+		if err := c.BatchCallContext(ctx, batch); err != nil {
+			return fmt.Errorf("cannot get blocks: %w", err)
+		}
+		for i, n := range need[:k] {
+			if batch[i].Error == nil && hs[i] != nil && uint64(hs[i].Number) == n {
+				s.headers[n] = *hs[i]
+			} // else: header() reads it alone and reports the error
+		}
+		need = need[k:]
+	}
+	return nil
+}
+
 // errInconsistent means the logs and the block headers came from different
 // forks: the range is read again on the next step.
 var errInconsistent = errors.New("logs and block hash disagree (reorg in progress)")
@@ -516,6 +548,11 @@ func (s *Source) process(ctx context.Context, c *rpc.Client, logs []types.Log, f
 		if h.ParentHash != prev {
 			return fmt.Errorf("block %d: parent hash differs from the one read: %w", from, errInconsistent)
 		}
+	}
+	// Read the headers the cache lacks in batches (blocks whose logs carry
+	// no blockTimestamp need one each).
+	if err := s.prefetch(ctx, c, logs); err != nil {
+		return err
 	}
 	// Check every block's hash before emitting anything of the range.
 	blocks := map[uint64]header{}
@@ -563,15 +600,14 @@ func (s *Source) process(ctx context.Context, c *rpc.Client, logs []types.Log, f
 			ts = uint64(blocks[l.BlockNumber].Time)
 		}
 		rec, ev := s.decode(l, int64(ts)*1e9)
-		raw, _ := json.Marshal(l)
 		s.emitted[k] = l.BlockNumber
-		s.byBlock[l.BlockNumber] = append(s.byBlock[l.BlockNumber], emittedLog{key: k, raw: raw, pool: ev})
+		s.byBlock[l.BlockNumber] = append(s.byBlock[l.BlockNumber], emittedLog{key: k, log: l, pool: ev})
 		if ev != nil && s.cfg.OnPoolEvent != nil {
 			s.cfg.OnPoolEvent(*ev)
 		}
 		if rec != nil {
 			if rec.Trade == nil && rec.Raw == nil {
-				rec.Raw = raw
+				rec.Raw, _ = json.Marshal(l)
 			}
 			if !s.send(ctx, *rec) {
 				return ctx.Err()
@@ -703,7 +739,8 @@ func (s *Source) retractLog(ctx context.Context, k logKey) {
 				s.mu.Lock()
 				s.stats.Retracted++
 				s.mu.Unlock()
-				s.send(ctx, sources.Record{Raw: e.raw, Reason: fmt.Sprintf("%s: reorged out of block %d (tx %s, log %d)", ReasonRetracted, n, k.tx.Hex(), k.index)})
+				raw, _ := json.Marshal(e.log)
+				s.send(ctx, sources.Record{Raw: raw, Reason: fmt.Sprintf("%s: reorged out of block %d (tx %s, log %d)", ReasonRetracted, n, k.tx.Hex(), k.index)})
 			}
 		}
 		return
