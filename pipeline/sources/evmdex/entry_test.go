@@ -7,7 +7,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/ethclient"
+	"github.com/ethereum/go-ethereum/rpc"
+
 	"github.com/marketintel/mi/operators"
+	"github.com/marketintel/mi/pipeline/sources"
 )
 
 type fakeObserver struct {
@@ -84,5 +90,63 @@ func TestFromEntry(t *testing.T) {
 	defer mu.Unlock()
 	if len(got) == 0 || got[0].Meta.Fee != 500 {
 		t.Fatalf("pool events %d", len(got))
+	}
+}
+
+// TestRemovedLogRetracts: a log flagged removed:true retracts the trade its
+// earlier copy produced, and a removed log never seen is ignored.
+func TestRemovedLogRetracts(t *testing.T) {
+	s := newChainServer(t)
+	s.start()
+	s.advance(s.last)
+	var events []operators.PoolEvent
+	src, err := New(Config{ChainConfig: ChainConfig{Chain: "ethereum", RPC: s.url}, Pools: []PoolConfig{{Chain: "ethereum", Address: poolA.Hex()}},
+		OnPoolEvent: func(ev operators.PoolEvent) { events = append(events, ev) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	c, err := rpc.DialContext(ctx, s.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ec := ethclient.NewClient(c)
+	if err := src.resolve(ctx, ec); err != nil {
+		t.Fatal(err)
+	}
+	b := s.first
+	logs := append([]types.Log(nil), s.blocks[b]...)
+	for i := range logs {
+		logs[i].BlockHash = s.hash(b)
+	}
+	if err := src.process(ctx, c, logs, b, b); err != nil {
+		t.Fatal(err)
+	}
+	first := <-src.out
+	if first.Trade == nil {
+		t.Fatalf("first record %+v", first)
+	}
+	removed := logs[0]
+	removed.Removed = true
+	ghost := removed
+	ghost.TxHash = common.HexToHash("0x01")
+	if err := src.process(ctx, c, []types.Log{removed, ghost}, b, b); err != nil {
+		t.Fatal(err)
+	}
+	var r sources.Record
+	for r = range src.out {
+		if r.Trade == nil {
+			break
+		}
+	}
+	if !strings.HasPrefix(r.Reason, ReasonRetracted) || !strings.Contains(r.Reason, first.Trade.TradeId) || !strings.Contains(string(r.Raw), first.Trade.TradeId) {
+		t.Fatalf("retraction %q %s", r.Reason, r.Raw)
+	}
+	if last := events[len(events)-1]; !last.Retracted || last.Kind != operators.PoolSwap {
+		t.Fatalf("last pool event %+v", last)
+	}
+	if src.Stats().Retracted != 1 {
+		t.Fatalf("stats %+v", src.Stats())
 	}
 }
