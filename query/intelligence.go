@@ -34,7 +34,11 @@ func sendParamError(c fiber.Ctx, e *paramError) error {
 func (s *Server) handleIntelligenceSymbol(c fiber.Ctx) error {
 	now := s.d.Now()
 	return s.serveSymbol(c, func(b []byte, d *schemas.IntelligenceDocument) []byte {
-		return appendSymbolDetail(b, d, now)
+		if s.d.Liquidity == nil {
+			return appendSymbolDetail(b, d, now)
+		}
+		r := s.d.Liquidity.Report(d.Symbol)
+		return appendSymbolDetailLiquidity(b, d, now, &r)
 	})
 }
 

@@ -39,6 +39,9 @@ type Deps struct {
 	Paywall Paywall
 	// Logger receives server errors and recovered panics; nil discards them.
 	Logger *slog.Logger
+	// Liquidity answers the liquidity block of /api/v1/intelligence/{symbol}
+	// from the on-chain pool states; nil answers the "none" block.
+	Liquidity *views.Liquidity
 }
 
 // Paywall is the slot the payments task fills: it wraps the handler of every

@@ -183,6 +183,16 @@ var tokens = []Token{
 	{"ethereum", "0x57e114b691db790c35207b2e685d4a43181e6061", "ENA", 18, "ENAUSD"},
 	{"base", "0x4200000000000000000000000000000000000006", "WETH", 18, "ETHUSD"},
 	{"base", "0x833589fcd6edb6e08f4c7c32d4f71b54bda02913", "USDC", 6, USD},
+	{"base", "0xcbb7c0000ab88b473b1f5afd9ef808440eed33bf", "cbBTC", 8, "BTCUSD"},
+	{"arbitrum", "0x82af49447d8a07e3bd95bd0d56f35241523fbab1", "WETH", 18, "ETHUSD"},
+	{"arbitrum", "0xaf88d065e77c8cc2239327c5edb3a432268e5831", "USDC", 6, USD},
+	{"arbitrum", "0x2f2a2543b76a4166549f7aab2e75bef0aefc5b0f", "WBTC", 8, "BTCUSD"},
+	{"optimism", "0x4200000000000000000000000000000000000006", "WETH", 18, "ETHUSD"},
+	{"optimism", "0x0b2c639c533813f4aa9d7837caf62653d097ff85", "USDC", 6, USD},
+	// Solana SPL mints: base58 addresses, case-sensitive.
+	{"solana", "So11111111111111111111111111111111111111112", "SOL", 9, "SOLUSD"},
+	{"solana", "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v", "USDC", 6, USD},
+	{"solana", "Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB", "USDT", 6, USD},
 }
 
 var (
@@ -207,20 +217,31 @@ func init() {
 		if _, dup := tokenByKey[k]; dup {
 			panic("BUG: duplicate token " + k)
 		}
-		if t.Address != strings.ToLower(t.Address) || len(t.Address) != 42 {
+		if t.Chain == "solana" {
+			if len(t.Address) < 32 || len(t.Address) > 44 || !isAlnum(t.Address) {
+				panic("BUG: Solana mint not base58: " + t.Address)
+			}
+		} else if t.Address != strings.ToLower(t.Address) || len(t.Address) != 42 {
 			panic("BUG: token address not lower-case 20-byte hex: " + t.Address)
 		}
 		tokenByKey[k] = t
 	}
 }
 
+// tokenKey is the map key of a token. EVM addresses are hex and match
+// case-insensitively; Solana addresses are base58, where case matters.
 func tokenKey(chain, address string) string {
-	return strings.ToLower(chain) + "|" + strings.ToLower(address)
+	chain = strings.ToLower(chain)
+	if chain == "solana" {
+		return chain + "|" + address
+	}
+	return chain + "|" + strings.ToLower(address)
 }
 
-// LookupToken returns the token at address on chain. The address is matched
-// case-insensitively (checksummed or not); the chain must match exactly as
-// the pipeline spells it ("ethereum", "base"), also case-insensitively.
+// LookupToken returns the token at address on chain. An EVM address is
+// matched case-insensitively (checksummed or not), a Solana mint exactly; the
+// chain must match as the pipeline spells it ("ethereum", "base", "solana"),
+// case-insensitively.
 func LookupToken(chain, address string) (Token, bool) {
 	t, ok := tokenByKey[tokenKey(chain, address)]
 	return t, ok

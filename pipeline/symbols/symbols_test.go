@@ -115,15 +115,18 @@ func TestLookupToken(t *testing.T) {
 	f("ethereum", "0xC02aaA39b223FE8D0A0e5C4F27eAD083C756Cc2", "", 0, "")
 	f("ethereum", "", "", 0, "")
 
-	// USDC on Ethereum and on Base are two entries with one ticker.
-	n := 0
+	// USDC on each chain is its own entry with one ticker.
+	chains := map[string]bool{}
 	for _, tok := range Tokens() {
 		if tok.Ticker == "USDC" {
-			n++
+			if chains[tok.Chain] {
+				t.Fatalf("two USDC entries on %s", tok.Chain)
+			}
+			chains[tok.Chain] = true
 		}
 	}
-	if n != 2 {
-		t.Fatalf("USDC entries = %d, want 2 (one per chain)", n)
+	if len(chains) != 5 {
+		t.Fatalf("USDC on %d chains, want 5 (ethereum, base, arbitrum, optimism, solana)", len(chains))
 	}
 }
 

@@ -1,0 +1,849 @@
+// Package evmdex is the connector for Uniswap v3-style pools on EVM chains
+// (Ethereum, Base, Arbitrum, Optimism). It follows new blocks over JSON-RPC —
+// eth_subscribe("newHeads") over WebSocket when the endpoint offers it, else
+// polling eth_blockNumber — and reads the pools' Swap, Mint and Burn logs with
+// eth_getLogs by block range, so that the range missed during a disconnect is
+// backfilled by the same code path that follows the head.
+//
+// Each Swap becomes one trade: event time is the block time, the trade id is
+// the transaction hash and the log index makes the dedupe key; the aggressor
+// side comes from the signs of the amounts (the base token left the pool: a
+// buy); the price is quote per base in USD, directly for a USD-stablecoin
+// quote and through the latest ETHUSD swap price of the same connector for a
+// WETH quote; the wallet is the Swap event's recipient (see docs/venues.md).
+//
+// Logs are emitted once Confirmations blocks sit on top of their block.
+// Reorgs deeper than that are detected by re-reading the hash of the last
+// block read; the logs of every replaced block are retracted — each as a
+// rejected record whose Reason starts with ReasonRetracted — and the blocks
+// are read again. Logs flagged removed:true retract the same way.
+package evmdex
+
+import (
+	"cmp"
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/big"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	ethereum "github.com/ethereum/go-ethereum"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/ethclient"
+	"github.com/ethereum/go-ethereum/rpc"
+
+	"github.com/marketintel/mi/operators"
+	"github.com/marketintel/mi/pipeline/sources"
+	"github.com/marketintel/mi/pipeline/symbols"
+	"github.com/marketintel/mi/schemas"
+)
+
+// ReasonRetracted starts the Reason of a record that retracts a trade emitted
+// earlier: its Raw is the JSON of the log that was reorged out. Downstream it
+// goes to the dead-letter topic like any rejected input; a consumer that can
+// undo a trade finds it by (transaction hash, log index) in Raw.
+const ReasonRetracted = "retracted"
+
+// Venue is the venue id of the trades.
+const Venue = "uniswap_v3"
+
+// Config configures one chain's connector.
+type Config struct {
+	ChainConfig
+	// Pools are the pools to follow; all must be on Chain.
+	Pools []PoolConfig
+	// StartBlock is the first block read; 0 starts at the confirmed head.
+	StartBlock uint64
+	// EndBlock, when not 0, makes the source end (io.EOF) once it has read
+	// this block: a bounded backfill.
+	EndBlock uint64
+	// ReorgWindow is how many recent blocks keep their hashes for reorg
+	// detection; default 128.
+	ReorgWindow uint64
+	// MinBackoff and MaxBackoff bound the reconnect delay (doubled on each
+	// failure, with ±25% jitter); defaults 500ms and 30s.
+	MinBackoff, MaxBackoff time.Duration
+	// OnPoolEvent, when set, receives every pool state change (swaps, mints,
+	// burns and their retractions) in block order, for the liquidity view.
+	OnPoolEvent func(operators.PoolEvent)
+	// Logf, when set, receives one line per connection failure streak.
+	Logf func(format string, args ...any)
+	// Now stamps IngestTimeNs; default time.Now.
+	Now func() time.Time
+	// Name overrides the source name "evmdex:<chain>".
+	Name string
+	// Observer, when set, receives state changes ("connecting", "running",
+	// "reconnecting") and reconnections, for /status.
+	Observer Observer
+	// StepTimeout bounds one step (head, reorg check and the logs of the
+	// new blocks): a stuck call ends the session; default 30s.
+	StepTimeout time.Duration
+}
+
+// Stats are the connector's counters.
+type Stats struct {
+	Reconnects  uint64 // sessions that ended in an error
+	Retracted   uint64 // trades and pool events retracted by reorgs
+	Duplicates  uint64 // logs seen again and dropped
+	Reorgs      uint64 // reorgs detected
+	LastBlock   uint64 // last block read
+	Subscribed  bool   // the current session follows heads by subscription
+	Backfilled  uint64 // blocks read in ranges of more than one block
+	LastErrText string // the last connection error
+}
+
+// Source is the connector of one chain. It implements sources.Source.
+type Source struct {
+	cfg   Config
+	name  string
+	pools map[common.Address]*operators.PoolMeta
+	toks  map[common.Address]*tokenInfo
+
+	out     chan sources.Record
+	done    chan struct{}
+	start   sync.Once
+	cancel  context.CancelFunc
+	endErr  atomic.Value // error
+	mu      sync.Mutex
+	stats   Stats
+	ethusd  float64
+	next    uint64                  // next block to read
+	hashes  map[uint64]common.Hash  // block -> hash for blocks read
+	headers map[uint64]header       // cache of block headers
+	emitted map[logKey]uint64       // dedupe: log -> block
+	byBlock map[uint64][]emittedLog // block -> logs emitted from it
+}
+
+type tokenInfo struct {
+	addr     common.Address
+	ticker   string
+	decimals int
+	symbol   string // normalized: "ETHUSD", "USD", ...
+}
+
+type logKey struct {
+	tx    common.Hash
+	index uint
+}
+
+type emittedLog struct {
+	key  logKey
+	log  *types.Log           // marshalled only when retracted
+	pool *operators.PoolEvent // the pool event it produced
+}
+
+type header struct {
+	Number     hexutil.Uint64 `json:"number"`
+	Hash       common.Hash    `json:"hash"`
+	ParentHash common.Hash    `json:"parentHash"`
+	Time       hexutil.Uint64 `json:"timestamp"`
+}
+
+// New validates the configuration and returns an idle source; it connects on
+// the first Next.
+func New(cfg Config) (*Source, error) {
+	if cfg.Chain == "" || cfg.RPC == "" {
+		return nil, errors.New("cannot start evmdex: chain and rpc are required")
+	}
+	if len(cfg.Pools) == 0 {
+		return nil, fmt.Errorf("cannot start evmdex on %s: no pools", cfg.Chain)
+	}
+	if cfg.MaxRange == 0 {
+		cfg.MaxRange = 500
+	}
+	if cfg.PollInterval == 0 {
+		cfg.PollInterval = Duration(2 * time.Second)
+	}
+	if cfg.ReorgWindow == 0 {
+		cfg.ReorgWindow = 128
+	}
+	if cfg.MinBackoff == 0 {
+		cfg.MinBackoff = 500 * time.Millisecond
+	}
+	if cfg.MaxBackoff == 0 {
+		cfg.MaxBackoff = 30 * time.Second
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.StepTimeout == 0 {
+		cfg.StepTimeout = 30 * time.Second
+	}
+	s := &Source{
+		cfg: cfg, name: cmp.Or(cfg.Name, "evmdex:"+cfg.Chain),
+		pools:   map[common.Address]*operators.PoolMeta{},
+		toks:    map[common.Address]*tokenInfo{},
+		out:     make(chan sources.Record, 1024),
+		done:    make(chan struct{}),
+		hashes:  map[uint64]common.Hash{},
+		headers: map[uint64]header{},
+		emitted: map[logKey]uint64{},
+		byBlock: map[uint64][]emittedLog{},
+		next:    cfg.StartBlock,
+	}
+	for _, p := range cfg.Pools {
+		if p.Chain != cfg.Chain {
+			return nil, fmt.Errorf("cannot follow pool %s: it is on %s, not %s", p.Address, p.Chain, cfg.Chain)
+		}
+		if !common.IsHexAddress(p.Address) {
+			return nil, fmt.Errorf("cannot follow pool %q: not a hex address", p.Address)
+		}
+		a := common.HexToAddress(p.Address)
+		s.pools[a] = &operators.PoolMeta{Chain: cfg.Chain, Address: strings.ToLower(a.Hex()), Name: p.Name}
+	}
+	return s, nil
+}
+
+// Name is "evmdex:<chain>".
+func (s *Source) Name() string { return s.name }
+
+// Stats returns a copy of the counters.
+func (s *Source) Stats() Stats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stats
+}
+
+// Next returns the next trade, rejected log or retraction. It returns io.EOF
+// after EndBlock when one is set.
+func (s *Source) Next(ctx context.Context) (sources.Record, error) {
+	s.start.Do(func() {
+		rctx, cancel := context.WithCancel(context.Background())
+		s.cancel = cancel
+		go s.run(rctx)
+	})
+	select {
+	case r, ok := <-s.out:
+		if !ok {
+			if err, _ := s.endErr.Load().(error); err != nil {
+				return sources.Record{}, err
+			}
+			return sources.Record{}, io.EOF
+		}
+		return r, nil
+	case <-ctx.Done():
+		return sources.Record{}, ctx.Err()
+	}
+}
+
+// Close stops the connector.
+func (s *Source) Close() error {
+	s.start.Do(func() { close(s.out); close(s.done) })
+	if s.cancel != nil {
+		s.cancel()
+		<-s.done
+	}
+	return nil
+}
+
+var errDone = errors.New("end block reached")
+
+func (s *Source) run(ctx context.Context) {
+	defer close(s.done)
+	defer close(s.out)
+	backoff := s.cfg.MinBackoff
+	failing := false
+	for {
+		progressed, err := s.session(ctx)
+		if errors.Is(err, errDone) {
+			return
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		s.mu.Lock()
+		s.stats.Reconnects++
+		s.stats.LastErrText = err.Error()
+		s.mu.Unlock()
+		if o := s.cfg.Observer; o != nil {
+			o.SetState(s.name, "reconnecting", err)
+			o.Reconnect(s.name)
+		}
+		if progressed {
+			backoff = s.cfg.MinBackoff
+			failing = false
+		}
+		if !failing && s.cfg.Logf != nil {
+			s.cfg.Logf("%s: cannot read %s: %v; retrying with backoff", s.name, s.cfg.RPC, err)
+		}
+		failing = true
+		d := time.Duration(float64(backoff) * (0.75 + 0.5*rand.Float64()))
+		select {
+		case <-time.After(d):
+		case <-ctx.Done():
+			return
+		}
+		backoff = min(2*backoff, s.cfg.MaxBackoff)
+	}
+}
+
+// session connects, resolves the pools and follows the chain until an error.
+// progressed reports whether any step succeeded.
+func (s *Source) session(ctx context.Context) (progressed bool, err error) {
+	if o := s.cfg.Observer; o != nil {
+		o.SetState(s.name, "connecting", nil)
+	}
+	c, err := rpc.DialContext(ctx, s.cfg.RPC)
+	if err != nil {
+		return false, fmt.Errorf("cannot dial: %w", err)
+	}
+	defer c.Close()
+	ec := ethclient.NewClient(c)
+	if err := s.resolve(ctx, ec); err != nil {
+		return false, err
+	}
+	var heads chan json.RawMessage
+	var sub *rpc.ClientSubscription
+	if strings.HasPrefix(s.cfg.RPC, "ws") {
+		heads = make(chan json.RawMessage, 16)
+		sub, err = c.EthSubscribe(ctx, heads, "newHeads")
+		if err != nil {
+			sub, heads = nil, nil // not offered: poll
+		} else {
+			defer sub.Unsubscribe()
+		}
+	}
+	s.mu.Lock()
+	s.stats.Subscribed = sub != nil
+	s.mu.Unlock()
+	var subErr <-chan error
+	if sub != nil {
+		subErr = sub.Err()
+	}
+	tick := time.NewTicker(time.Duration(s.cfg.PollInterval))
+	defer tick.Stop()
+	for {
+		sctx, cancel := context.WithTimeout(ctx, s.cfg.StepTimeout)
+		err := s.step(sctx, c, ec)
+		cancel()
+		if errors.Is(err, errDone) {
+			return progressed, err
+		}
+		if err != nil && !errors.Is(err, errInconsistent) {
+			return progressed, err
+		}
+		if !progressed && s.cfg.Observer != nil {
+			s.cfg.Observer.SetState(s.name, "running", nil)
+		}
+		progressed = true
+		select {
+		case <-ctx.Done():
+			return progressed, ctx.Err()
+		case err := <-subErr:
+			if err == nil {
+				err = errors.New("subscription closed")
+			}
+			return progressed, fmt.Errorf("cannot follow heads: %w", err)
+		case <-heads:
+		case <-tick.C:
+		}
+	}
+}
+
+// resolve reads each pool's tokens, fee and tick spacing, and each token's
+// decimals and symbol, with eth_call; results are kept across sessions.
+func (s *Source) resolve(ctx context.Context, ec *ethclient.Client) error {
+	for addr, m := range s.pools {
+		if m.Resolved {
+			continue
+		}
+		var t0, t1 common.Address
+		var fee, spacing *big.Int
+		if err := s.call(ctx, ec, addr, PoolABI, "token0", &t0); err != nil {
+			return err
+		}
+		if err := s.call(ctx, ec, addr, PoolABI, "token1", &t1); err != nil {
+			return err
+		}
+		if err := s.call(ctx, ec, addr, PoolABI, "fee", &fee); err != nil {
+			return err
+		}
+		if err := s.call(ctx, ec, addr, PoolABI, "tickSpacing", &spacing); err != nil {
+			return err
+		}
+		var tok [2]*tokenInfo
+		for i, ta := range []common.Address{t0, t1} {
+			ti, err := s.token(ctx, ec, ta)
+			if err != nil {
+				return err
+			}
+			tok[i] = ti
+		}
+		m.Fee, m.TickSpacing = uint32(fee.Uint64()), int32(spacing.Int64())
+		m.Token0, m.Token1 = strings.ToLower(t0.Hex()), strings.ToLower(t1.Hex())
+		m.Ticker0, m.Ticker1 = tok[0].ticker, tok[1].ticker
+		m.Decimals0, m.Decimals1 = tok[0].decimals, tok[1].decimals
+		m.Symbol0, m.Symbol1 = tok[0].symbol, tok[1].symbol
+		m.Resolved = true
+	}
+	return nil
+}
+
+func (s *Source) token(ctx context.Context, ec *ethclient.Client, a common.Address) (*tokenInfo, error) {
+	if t, ok := s.toks[a]; ok {
+		return t, nil
+	}
+	var dec uint8
+	var sym string
+	if err := s.call(ctx, ec, a, ERC20ABI, "decimals", &dec); err != nil {
+		return nil, err
+	}
+	if err := s.call(ctx, ec, a, ERC20ABI, "symbol", &sym); err != nil {
+		return nil, err
+	}
+	t := &tokenInfo{addr: a, ticker: sym, decimals: int(dec)}
+	if reg, ok := symbols.LookupToken(s.cfg.Chain, a.Hex()); ok {
+		if reg.Decimals != t.decimals {
+			return nil, fmt.Errorf("cannot use token %s on %s: decimals() = %d, the registry says %d", a.Hex(), s.cfg.Chain, t.decimals, reg.Decimals)
+		}
+		t.symbol = reg.Symbol
+	}
+	s.toks[a] = t
+	return t, nil
+}
+
+func (s *Source) call(ctx context.Context, ec *ethclient.Client, to common.Address, a interface {
+	Pack(string, ...any) ([]byte, error)
+	UnpackIntoInterface(any, string, []byte) error
+}, method string, out any) error {
+	data, err := a.Pack(method)
+	if err != nil {
+		panic("BUG: cannot pack " + method + ": " + err.Error())
+	}
+	res, err := ec.CallContract(ctx, ethereum.CallMsg{To: &to, Data: data}, nil)
+	if err != nil {
+		return fmt.Errorf("cannot call %s() on %s: %w", method, to.Hex(), err)
+	}
+	if err := a.UnpackIntoInterface(out, method, res); err != nil {
+		return fmt.Errorf("cannot decode %s() of %s: %w", method, to.Hex(), err)
+	}
+	return nil
+}
+
+// step reads every confirmed block not yet read.
+func (s *Source) step(ctx context.Context, c *rpc.Client, ec *ethclient.Client) error {
+	head, err := ec.BlockNumber(ctx)
+	if err != nil {
+		return fmt.Errorf("cannot read block number: %w", err)
+	}
+	if head < s.cfg.Confirmations {
+		return nil
+	}
+	target := head - s.cfg.Confirmations
+	if s.cfg.EndBlock > 0 && target > s.cfg.EndBlock {
+		target = s.cfg.EndBlock
+	}
+	if s.next == 0 {
+		s.next = target
+	}
+	if err := s.checkReorg(ctx, c); err != nil {
+		return err
+	}
+	addrs := make([]common.Address, 0, len(s.pools))
+	for a := range s.pools {
+		addrs = append(addrs, a)
+	}
+	sort.Slice(addrs, func(i, j int) bool { return addrs[i].Cmp(addrs[j]) < 0 })
+	for s.next <= target {
+		to := min(target, s.next+s.cfg.MaxRange-1)
+		logs, err := ec.FilterLogs(ctx, ethereum.FilterQuery{
+			FromBlock: new(big.Int).SetUint64(s.next), ToBlock: new(big.Int).SetUint64(to),
+			Addresses: addrs, Topics: [][]common.Hash{{TopicSwap, TopicMint, TopicBurn}},
+		})
+		if err != nil {
+			return fmt.Errorf("cannot get logs of blocks %d-%d: %w", s.next, to, err)
+		}
+		if err := s.process(ctx, c, logs, s.next, to); err != nil {
+			return err
+		}
+		s.mu.Lock()
+		if to > s.next {
+			s.stats.Backfilled += to - s.next + 1
+		}
+		s.stats.LastBlock = to
+		s.mu.Unlock()
+		s.next = to + 1
+	}
+	if s.cfg.EndBlock > 0 && s.next > s.cfg.EndBlock {
+		return errDone
+	}
+	return nil
+}
+
+func (s *Source) header(ctx context.Context, c *rpc.Client, n uint64, cached bool) (header, error) {
+	if h, ok := s.headers[n]; ok && cached {
+		return h, nil
+	}
+	var h *header
+	if err := c.CallContext(ctx, &h, "eth_getBlockByNumber", hexutil.EncodeUint64(n), false); err != nil {
+		return header{}, fmt.Errorf("cannot get block %d: %w", n, err)
+	}
+	if h == nil || uint64(h.Number) != n {
+		return header{}, fmt.Errorf("cannot get block %d: not found", n)
+	}
+	s.headers[n] = *h
+	return *h, nil
+}
+
+// prefetch reads the uncached headers of the logs' blocks with batched
+// eth_getBlockByNumber calls, 100 per batch.
+func (s *Source) prefetch(ctx context.Context, c *rpc.Client, logs []types.Log) error {
+	var need []uint64
+	seen := map[uint64]bool{}
+	for i := range logs {
+		n := logs[i].BlockNumber
+		if _, ok := s.headers[n]; !ok && !seen[n] {
+			seen[n] = true
+			need = append(need, n)
+		}
+	}
+	for len(need) > 0 {
+		k := min(len(need), 100)
+		batch := make([]rpc.BatchElem, k)
+		hs := make([]*header, k)
+		for i, n := range need[:k] {
+			batch[i] = rpc.BatchElem{Method: "eth_getBlockByNumber", Args: []any{hexutil.EncodeUint64(n), false}, Result: &hs[i]}
+		}
+		if err := c.BatchCallContext(ctx, batch); err != nil {
+			return fmt.Errorf("cannot get blocks: %w", err)
+		}
+		for i, n := range need[:k] {
+			if batch[i].Error == nil && hs[i] != nil && uint64(hs[i].Number) == n {
+				s.headers[n] = *hs[i]
+			} // else: header() reads it alone and reports the error
+		}
+		need = need[k:]
+	}
+	return nil
+}
+
+// errInconsistent means the logs and the block headers came from different
+// forks: the range is read again on the next step.
+var errInconsistent = errors.New("logs and block hash disagree (reorg in progress)")
+
+func (s *Source) process(ctx context.Context, c *rpc.Client, logs []types.Log, from, to uint64) error {
+	sort.SliceStable(logs, func(i, j int) bool {
+		if logs[i].BlockNumber != logs[j].BlockNumber {
+			return logs[i].BlockNumber < logs[j].BlockNumber
+		}
+		return logs[i].Index < logs[j].Index
+	})
+	// The range must continue the chain read so far: a reorg between two
+	// steps shows as a parent hash that differs from the hash kept.
+	if prev, ok := s.hashes[from-1]; ok {
+		h, err := s.header(ctx, c, from, false)
+		if err != nil {
+			return err
+		}
+		if h.ParentHash != prev {
+			return fmt.Errorf("block %d: parent hash differs from the one read: %w", from, errInconsistent)
+		}
+	}
+	// Read the headers the cache lacks in batches (blocks whose logs carry
+	// no blockTimestamp need one each).
+	if err := s.prefetch(ctx, c, logs); err != nil {
+		return err
+	}
+	// Check every block's hash before emitting anything of the range.
+	blocks := map[uint64]header{}
+	for i := range logs {
+		l := &logs[i]
+		if l.BlockNumber < from || l.BlockNumber > to {
+			return fmt.Errorf("cannot use eth_getLogs answer: log of block %d outside %d-%d", l.BlockNumber, from, to)
+		}
+		if _, ok := blocks[l.BlockNumber]; ok {
+			continue
+		}
+		h, err := s.header(ctx, c, l.BlockNumber, true)
+		if err != nil {
+			return err
+		}
+		if l.BlockHash != (common.Hash{}) && l.BlockHash != h.Hash && !l.Removed {
+			delete(s.headers, l.BlockNumber)
+			return fmt.Errorf("block %d: %w", l.BlockNumber, errInconsistent)
+		}
+		blocks[l.BlockNumber] = h
+	}
+	last, err := s.header(ctx, c, to, false)
+	if err != nil {
+		return err
+	}
+	for n, h := range blocks {
+		s.hashes[n] = h.Hash
+	}
+	s.hashes[to] = last.Hash
+	for i := range logs {
+		l := &logs[i]
+		k := logKey{l.TxHash, l.Index}
+		if l.Removed {
+			s.retractLog(ctx, k)
+			continue
+		}
+		if _, dup := s.emitted[k]; dup {
+			s.mu.Lock()
+			s.stats.Duplicates++
+			s.mu.Unlock()
+			continue
+		}
+		ts := l.BlockTimestamp
+		if ts == 0 {
+			ts = uint64(blocks[l.BlockNumber].Time)
+		}
+		rec, ev := s.decode(l, int64(ts)*1e9)
+		s.emitted[k] = l.BlockNumber
+		s.byBlock[l.BlockNumber] = append(s.byBlock[l.BlockNumber], emittedLog{key: k, log: l, pool: ev})
+		if ev != nil && s.cfg.OnPoolEvent != nil {
+			s.cfg.OnPoolEvent(*ev)
+		}
+		if rec != nil {
+			if rec.Trade == nil && rec.Raw == nil {
+				rec.Raw, _ = json.Marshal(l)
+			}
+			if !s.send(ctx, *rec) {
+				return ctx.Err()
+			}
+		}
+	}
+	s.prune(to)
+	return nil
+}
+
+func (s *Source) send(ctx context.Context, r sources.Record) bool {
+	select {
+	case s.out <- r:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// prune forgets blocks older than the reorg window.
+func (s *Source) prune(to uint64) {
+	if to < s.cfg.ReorgWindow {
+		return
+	}
+	floor := to - s.cfg.ReorgWindow
+	for n := range s.hashes {
+		if n < floor {
+			delete(s.hashes, n)
+		}
+	}
+	for n := range s.headers {
+		if n < floor {
+			delete(s.headers, n)
+		}
+	}
+	for n, ls := range s.byBlock {
+		if n < floor {
+			for _, e := range ls {
+				delete(s.emitted, e.key)
+			}
+			delete(s.byBlock, n)
+		}
+	}
+}
+
+// checkReorg compares the hash of the last block read with the chain's; on a
+// mismatch it walks back to the newest block that still matches, retracts
+// everything emitted above it and rewinds.
+func (s *Source) checkReorg(ctx context.Context, c *rpc.Client) error {
+	if len(s.hashes) == 0 {
+		return nil
+	}
+	nums := make([]uint64, 0, len(s.hashes))
+	for n := range s.hashes {
+		nums = append(nums, n)
+	}
+	sort.Slice(nums, func(i, j int) bool { return nums[i] > nums[j] })
+	fork := uint64(0)
+	for i, n := range nums {
+		h, err := s.header(ctx, c, n, false)
+		if err != nil {
+			return err
+		}
+		if h.Hash == s.hashes[n] {
+			if i == 0 {
+				return nil
+			}
+			fork = n + 1
+			break
+		}
+		fork = n
+	}
+	s.mu.Lock()
+	s.stats.Reorgs++
+	s.mu.Unlock()
+	var blocks []uint64
+	for n := range s.byBlock {
+		if n >= fork {
+			blocks = append(blocks, n)
+		}
+	}
+	sort.Slice(blocks, func(i, j int) bool { return blocks[i] > blocks[j] })
+	for _, n := range blocks {
+		ls := s.byBlock[n]
+		for i := len(ls) - 1; i >= 0; i-- {
+			s.retractLog(ctx, ls[i].key)
+		}
+	}
+	for n := range s.hashes {
+		if n >= fork {
+			delete(s.hashes, n)
+		}
+	}
+	for n := range s.headers {
+		if n >= fork {
+			delete(s.headers, n)
+		}
+	}
+	if fork < s.next {
+		s.next = fork
+	}
+	return nil
+}
+
+// retractLog retracts one emitted log: a retraction record when it made a
+// trade, a retracted pool event when it changed pool state.
+func (s *Source) retractLog(ctx context.Context, k logKey) {
+	n, ok := s.emitted[k]
+	if !ok {
+		return
+	}
+	delete(s.emitted, k)
+	ls := s.byBlock[n]
+	for i, e := range ls {
+		if e.key != k {
+			continue
+		}
+		s.byBlock[n] = append(ls[:i:i], ls[i+1:]...)
+		if len(s.byBlock[n]) == 0 {
+			delete(s.byBlock, n)
+		}
+		if e.pool != nil {
+			ev := *e.pool
+			ev.Retracted = true
+			if s.cfg.OnPoolEvent != nil {
+				s.cfg.OnPoolEvent(ev)
+			}
+			if ev.Kind == operators.PoolSwap {
+				s.mu.Lock()
+				s.stats.Retracted++
+				s.mu.Unlock()
+				raw, _ := json.Marshal(e.log)
+				s.send(ctx, sources.Record{Raw: raw, Reason: fmt.Sprintf("%s: reorged out of block %d (tx %s, log %d)", ReasonRetracted, n, k.tx.Hex(), k.index)})
+			}
+		}
+		return
+	}
+}
+
+// decode turns one log into a record (nil for mint and burn) and the pool
+// event it implies (nil when it is malformed).
+func (s *Source) decode(l *types.Log, tsNs int64) (*sources.Record, *operators.PoolEvent) {
+	m := s.pools[l.Address]
+	if m == nil {
+		return &sources.Record{Reason: "unknown pool: " + strings.ToLower(l.Address.Hex())}, nil
+	}
+	ev := &operators.PoolEvent{Meta: m, Block: l.BlockNumber, LogIndex: uint32(l.Index), TimeNs: tsNs}
+	if len(l.Topics) > 0 && l.Topics[0] != TopicSwap {
+		p, err := DecodePosition(l)
+		if err != nil {
+			return &sources.Record{Reason: err.Error()}, nil
+		}
+		ev.Kind = operators.PoolBurn
+		if p.Mint {
+			ev.Kind = operators.PoolMint
+		}
+		ev.TickLower, ev.TickUpper, ev.Amount = p.TickLower, p.TickUpper, p.Amount
+		return nil, ev
+	}
+	sw, err := DecodeSwapWords(l)
+	if err != nil {
+		return &sources.Record{Reason: err.Error()}, nil
+	}
+	ev.Kind = operators.PoolSwap
+	ev.SqrtPriceX96, ev.Liquidity, ev.Tick = sw.SqrtPriceX96, sw.Liquidity, sw.Tick
+	t, reason := s.trade(m, l, &sw, tsNs)
+	if t == nil {
+		return &sources.Record{Reason: reason}, ev
+	}
+	return &sources.Record{Trade: t}, ev
+}
+
+// trade converts a swap to a trade, or says why it cannot.
+func (s *Source) trade(m *operators.PoolMeta, l *types.Log, sw *Swap, tsNs int64) (*schemas.Trade, string) {
+	baseIs0, ok := m.BaseIsToken0()
+	if !ok {
+		return nil, fmt.Sprintf("unsupported pool: %s/%s is not quoted in a USD stablecoin or WETH listed in the registry", m.Ticker0, m.Ticker1)
+	}
+	baseAmt, quoteAmt, baseDec, quoteDec, baseTicker, quoteTicker, baseSym, quoteSym := sw.Amount1, sw.Amount0, m.Decimals1, m.Decimals0, m.Ticker1, m.Ticker0, m.Symbol1, m.Symbol0
+	if baseIs0 {
+		baseAmt, quoteAmt, baseDec, quoteDec, baseTicker, quoteTicker, baseSym, quoteSym = sw.Amount0, sw.Amount1, m.Decimals0, m.Decimals1, m.Ticker0, m.Ticker1, m.Symbol0, m.Symbol1
+	}
+	t := &schemas.Trade{
+		Venue: Venue, VenueKind: schemas.VenueKind_VENUE_KIND_ONCHAIN_DEX, Chain: m.Chain, Market: m.Address,
+		Symbol: baseSym, VenueSymbol: baseTicker + "/" + quoteTicker,
+		EventTimeNs: tsNs, IngestTimeNs: s.cfg.Now().UnixNano(),
+		TradeId: l.TxHash.Hex(), LogIndex: uint32(l.Index), // Hash.Hex is lower case
+		Wallet: "0x" + hex.EncodeToString(sw.Recipient[:]), Source: s.name,
+	}
+	switch {
+	case baseAmt.Sign() < 0 && quoteAmt.Sign() > 0: // base left the pool: bought
+		t.Side = schemas.Side_SIDE_BUY
+	case baseAmt.Sign() > 0 && quoteAmt.Sign() < 0:
+		t.Side = schemas.Side_SIDE_SELL
+	default:
+		return nil, "malformed swap: amounts do not have opposite signs"
+	}
+	size := TokenAmount(new(big.Int).Abs(baseAmt), baseDec)
+	quote := TokenAmount(new(big.Int).Abs(quoteAmt), quoteDec)
+	if !(size > 0) {
+		return nil, "bad size: the base amount is zero"
+	}
+	t.Size = size
+	if quoteSym == symbols.USD {
+		t.NotionalUsd = quote
+		if baseSym == "ETHUSD" {
+			s.ethusd = quote / size
+		}
+	} else { // WETH quote
+		if s.ethusd == 0 {
+			return nil, "no ETHUSD price yet: the chain's ETH/stablecoin pools have not traded since start"
+		}
+		t.NotionalUsd = quote * s.ethusd
+	}
+	t.Price = t.NotionalUsd / size
+	if err := schemas.Validate(t); err != nil {
+		return nil, err.Error()
+	}
+	return t, ""
+}
+
+var pow10 = func() [78]*big.Float {
+	var t [78]*big.Float
+	for i := range t {
+		t[i] = new(big.Float).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(i)), nil))
+	}
+	return t
+}()
+
+// TokenAmount converts an atomic amount to a number of tokens.
+func TokenAmount(x *big.Int, decimals int) float64 {
+	if decimals < 0 || decimals >= len(pow10) {
+		panic("BUG: token decimals out of range")
+	}
+	f := new(big.Float).SetPrec(128).SetInt(x)
+	f.Quo(f, pow10[decimals])
+	v, _ := f.Float64()
+	return v
+}

@@ -1,0 +1,47 @@
+package query
+
+import (
+	"encoding/json"
+	"net/http"
+	"testing"
+)
+
+// TestCoverageRoute serves GET /coverage and validates it against
+// openapi.json.
+func TestCoverageRoute(t *testing.T) {
+	f := newOpenAPIFixture(t)
+	req, resp, body := f.send(t, http.MethodGet, "/coverage")
+	if resp.StatusCode != 200 {
+		t.Fatalf("%d %s", resp.StatusCode, body)
+	}
+	if ok, errs := f.v.ValidateHttpResponse(req, resp); !ok {
+		t.Fatalf("%.500s:%s", body, describeErrors(errs))
+	}
+	var got struct {
+		Symbols []struct {
+			Symbol  string `json:"symbol"`
+			Class   string `json:"asset_class"`
+			Sources []struct {
+				Kind    string  `json:"kind"`
+				Venue   *string `json:"venue"`
+				Chain   *string `json:"chain"`
+				Address *string `json:"address"`
+			} `json:"sources"`
+		} `json:"symbols"`
+	}
+	if err := json.Unmarshal(body, &got); err != nil {
+		t.Fatal(err)
+	}
+	var eth, tsla bool
+	for _, s := range got.Symbols {
+		switch s.Symbol {
+		case "ETHUSD":
+			eth = len(s.Sources) == 9 && s.Sources[0].Venue != nil && *s.Sources[0].Venue == "binance" && s.Sources[8].Chain != nil
+		case "TSLAUSD":
+			tsla = s.Class == "us_equity"
+		}
+	}
+	if !eth || !tsla {
+		t.Fatalf("ETHUSD or TSLAUSD wrong: %.800s", body)
+	}
+}
