@@ -171,6 +171,7 @@ func TestOpenAPIDocument(t *testing.T) {
 		"get /status":       "0 0",
 		"get /healthz":      "0 0",
 		"get /openapi.json": "0 0",
+		"get /metrics":      "0 0",
 	}
 	got := map[string]string{}
 	for p, item := range doc.Paths {

@@ -29,17 +29,9 @@ import (
 	"github.com/marketintel/mi/pipeline/sources/replay"
 )
 
-// Observer receives a connector's operational events; *pipeline.Stats
-// implements it. Methods must be safe for concurrent use.
-type Observer interface {
-	// SetState records the connection state ("connecting", "running",
-	// "reconnecting", "unreachable") and the last error, if any.
-	SetState(name, state string, err error)
-	// Reconnect counts one reconnection attempt.
-	Reconnect(name string)
-	// Gap records a stretch the source could not deliver.
-	Gap(name string, fromNs, toNs int64, reason string)
-}
+// Observer receives a connector's operational events (sources.Observer;
+// *pipeline.Stats implements it).
+type Observer = sources.Observer
 
 type nopObserver struct{}
 

@@ -127,6 +127,15 @@ func (m *MessageParser) skip(out []sources.Record) []sources.Record {
 	return out
 }
 
+// counted counts a valid message that carried no trade (an empty trade
+// array) as skipped.
+func (m *MessageParser) counted(out []sources.Record, n int) []sources.Record {
+	if len(out) == n {
+		m.b.skipped++
+	}
+	return out
+}
+
 func unknownType(msg []byte, what string) sources.Record {
 	return reject(msg, "unknown message type: "+what)
 }
@@ -231,7 +240,8 @@ func (m *MessageParser) coinbase(msg []byte, ingest int64, out []sources.Record)
 		if events == nil {
 			return append(out, reject(msg, "malformed market_trades message: no events"))
 		}
-		return m.cb.marketTrades(msg, events, ingest, out)
+		n := len(out)
+		return m.counted(m.cb.marketTrades(msg, events, ingest, out), n)
 	case coinbaseControl[string(channel)]:
 		return m.skip(out)
 	case channel != nil:
@@ -273,7 +283,7 @@ func (m *MessageParser) bybit(msg []byte, ingest int64, out []sources.Record) []
 			}) != nil {
 				return append(out[:n], reject(msg, "malformed publicTrade message: data is not an array"))
 			}
-			return out
+			return m.counted(out, n)
 		case bytes.HasPrefix(t, []byte("orderbook.")), bytes.HasPrefix(t, []byte("tickers.")),
 			bytes.HasPrefix(t, []byte("kline.")), bytes.HasPrefix(t, []byte("liquidation.")), bytes.HasPrefix(t, []byte("allLiquidation.")):
 			return m.skip(out)
@@ -312,7 +322,7 @@ func (m *MessageParser) hyperliquid(msg []byte, ingest int64, out []sources.Reco
 		}) != nil {
 			return append(out[:n], reject(msg, "malformed trades message: data is not an array"))
 		}
-		return out
+		return m.counted(out, n)
 	case `"subscriptionResponse"`, `"pong"`, `"l2Book"`, `"bbo"`, `"allMids"`, `"activeAssetCtx"`:
 		return m.skip(out)
 	case `"error"`:
@@ -354,7 +364,7 @@ func (m *MessageParser) kraken(msg []byte, ingest int64, out []sources.Record) [
 		}) != nil {
 			return append(out[:n], reject(msg, "malformed trade message: data is not an array"))
 		}
-		return out
+		return m.counted(out, n)
 	case string(channel) == `"heartbeat"`, string(channel) == `"status"`, string(channel) == `"book"`, string(channel) == `"ticker"`:
 		return m.skip(out)
 	case method != nil:
