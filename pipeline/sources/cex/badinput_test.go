@@ -1,9 +1,11 @@
 package cex
 
 import (
+	"context"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/marketintel/mi/internal/fixtures"
 	"github.com/marketintel/mi/pipeline/sources/replay"
@@ -135,5 +137,28 @@ func TestBinanceGapDetection(t *testing.T) {
 	}
 	if conn.Stats().GapTrades != uint64(len(missing)) {
 		t.Errorf("GapTrades = %d, want %d", conn.Stats().GapTrades, len(missing))
+	}
+}
+
+// A connection that goes silent past the idle timeout is dropped and dialed
+// again; the venue's answer to the subscription alone does not count as life
+// forever.
+func TestIdleConnectionReconnects(t *testing.T) {
+	srv := &venueServer{t: t, msgs: [][]byte{[]byte(`{"channel":"pong"}`)}, subs: 1, cutAfter: 2,
+		answer: func([]byte) ([]byte, error) { return nil, nil }}
+	rec := &recorder{}
+	cfg := testConfig("hyperliquid", "", srv.start(), []string{"BTC"}, rec)
+	cfg.IdleTimeout = 100 * time.Millisecond
+	cfg.PingInterval = time.Hour // the server would answer nothing anyway
+	conn, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	_, _ = conn.Next(ctx) // runs until the deadline: nothing but a pong arrives
+	if st := conn.Stats(); st.Dials < 3 {
+		t.Fatalf("dials = %d after 2 s with a 100 ms idle timeout, want >= 3", st.Dials)
 	}
 }

@@ -308,19 +308,20 @@ func (c *Conn) session(downSince *int64) (bool, error) {
 	c.obs.SetState(c.cfg.Name, "running", nil)
 	sctx, scancel := context.WithCancel(c.ctx)
 	defer scancel()
+	var lastRead atomic.Int64
+	lastRead.Store(time.Now().UnixNano())
 	go c.pinger(sctx, ws)
+	go c.idleWatch(sctx, ws, &lastRead)
 	buf := make([]byte, 0, 64<<10)
 	var out []sources.Record
 	for {
-		rctx, rcancel := context.WithTimeout(sctx, c.cfg.IdleTimeout)
-		typ, r, err := ws.Reader(rctx)
+		typ, r, err := ws.Reader(sctx)
 		if err != nil {
-			rcancel()
 			*downSince = c.cfg.Now().UnixNano()
 			return true, fmt.Errorf("cannot read: %w", err)
 		}
 		buf, err = readBounded(r, buf[:0], c.cfg.MaxMessageBytes)
-		rcancel()
+		lastRead.Store(time.Now().UnixNano())
 		ingest := c.cfg.Now().UnixNano()
 		c.messages.Add(1)
 		switch {
@@ -396,6 +397,26 @@ func (c *Conn) deliver(r sources.Record) {
 	select {
 	case c.recs <- r:
 	case <-c.ctx.Done():
+	}
+}
+
+// idleWatch closes a connection that received nothing for IdleTimeout, so
+// that the read fails and the session reconnects. (One watchdog per
+// connection instead of a deadline per read: cheaper on the hot path.)
+func (c *Conn) idleWatch(ctx context.Context, ws *websocket.Conn, lastRead *atomic.Int64) {
+	t := time.NewTicker(max(c.cfg.IdleTimeout/4, time.Millisecond))
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if time.Since(time.Unix(0, lastRead.Load())) > c.cfg.IdleTimeout {
+			c.log.Debug("venue connection idle; reconnecting", "source", c.cfg.Name)
+			ws.CloseNow()
+			return
+		}
 	}
 }
 

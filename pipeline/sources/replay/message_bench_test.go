@@ -71,6 +71,7 @@ func benchMessages(b *testing.B, proto, venue, rel string, baseline bool) {
 	var out []sources.Record
 	var jb jsonBinance
 	var jg jsonGeneric
+	trades := 0
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
@@ -78,6 +79,7 @@ func benchMessages(b *testing.B, proto, venue, rel string, baseline bool) {
 			switch {
 			case !baseline:
 				out = p.Parse(m, 1, out[:0])
+				trades += len(out)
 			case proto == "binance":
 				jb = jsonBinance{}
 				_ = json.Unmarshal(m, &jb)
@@ -88,6 +90,9 @@ func benchMessages(b *testing.B, proto, venue, rel string, baseline bool) {
 		}
 	}
 	b.ReportMetric(float64(len(msgs))*float64(b.N)/b.Elapsed().Seconds(), "msgs/s")
+	if !baseline {
+		b.ReportMetric(float64(trades)/b.Elapsed().Seconds(), "trades/s")
+	}
 }
 
 // BenchmarkMessages measures each live parser's messages/s on its capture
@@ -128,12 +133,14 @@ func BenchmarkTradeMessages(b *testing.B) {
 			var out []sources.Record
 			var jb jsonBinance
 			var jg jsonGeneric
+			trades := 0
 			b.ReportAllocs()
 			for b.Loop() {
 				for _, m := range msgs {
 					switch {
 					case !baseline:
 						out = p.Parse(m, 1, out[:0])
+						trades += len(out)
 					case c.proto == "binance":
 						jb = jsonBinance{}
 						_ = json.Unmarshal(m, &jb)
@@ -144,6 +151,9 @@ func BenchmarkTradeMessages(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(len(msgs))*float64(b.N)/b.Elapsed().Seconds(), "msgs/s")
+			if !baseline {
+				b.ReportMetric(float64(trades)/b.Elapsed().Seconds(), "trades/s")
+			}
 		}
 		b.Run(c.name, func(b *testing.B) { run(b, false) })
 		b.Run(c.name+"/encoding_json", func(b *testing.B) { run(b, true) })
