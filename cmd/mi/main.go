@@ -21,6 +21,7 @@ import (
 
 	"github.com/marketintel/mi/operators"
 	"github.com/marketintel/mi/pipeline"
+	"github.com/marketintel/mi/pipeline/sources"
 	"github.com/marketintel/mi/query"
 	"github.com/marketintel/mi/sinks/views"
 )
@@ -152,12 +153,11 @@ func cmdRun(ctx context.Context, args []string) error {
 	proc := &pipeline.ProcessStats{}
 	progress := newProgress(os.Stderr, log)
 	srv := query.New(query.Deps{Views: v, Stats: stats, Version: version, Logger: log})
-	live, err := liveSources(srcs, *sourcesConfig, stats, log)
-	if err != nil {
-		return err
-	}
-	if rl != nil && !slices.Contains(rl, "ingest") {
-		live = nil
+	var live []sources.Source
+	if rl == nil || slices.Contains(rl, "ingest") {
+		if live, err = liveSources(srcs, *sourcesConfig, stats, log); err != nil {
+			return err
+		}
 	}
 
 	ctx, cancel := context.WithCancel(ctx)

@@ -150,7 +150,26 @@ var binanceControl = map[string]bool{
 	"bookTicker": true, "forceOrder": true, "": true,
 }
 
+// binanceEnvelope recognizes the combined-stream envelope exactly as Binance
+// writes it, {"stream":"...","data":{...}}, without scanning data: the
+// event decoder scans (and validates) data once. Anything else takes the
+// general path.
+func binanceEnvelope(msg []byte) (stream, data []byte, ok bool) {
+	const pre, mid = `{"stream":"`, `,"data":{`
+	if len(msg) < len(pre)+len(mid)+2 || string(msg[:len(pre)]) != pre || msg[len(msg)-1] != '}' {
+		return nil, nil, false
+	}
+	j, err := skipString(msg, len(pre)-1)
+	if err != nil || len(msg)-j < len(mid)+2 || string(msg[j:j+len(mid)]) != mid {
+		return nil, nil, false
+	}
+	return msg[len(pre)-1 : j], msg[j+len(mid)-1 : len(msg)-1], true
+}
+
 func (m *MessageParser) binance(msg []byte, ingest int64, out []sources.Record) []sources.Record {
+	if stream, data, ok := binanceEnvelope(msg); ok {
+		return m.binanceEvent(msg, stream, data, ingest, out)
+	}
 	var data, stream, result, errv, code, mtext []byte
 	bare, hasID, hasResult := false, false, false
 	err := eachField(msg, func(k, v []byte) bool {
@@ -193,6 +212,10 @@ func (m *MessageParser) binance(msg []byte, ingest int64, out []sources.Record) 
 	if len(data) == 0 || data[0] != '{' {
 		return append(out, reject(msg, "malformed json: data is not an object"))
 	}
+	return m.binanceEvent(msg, stream, data, ingest, out)
+}
+
+func (m *MessageParser) binanceEvent(msg, stream, data []byte, ingest int64, out []sources.Record) []sources.Record {
 	n := len(out)
 	out, ev := m.bn.event(msg, data, ingest, out)
 	if len(out) > n {
