@@ -6,7 +6,10 @@ import (
 )
 
 // Binance spot, stream <symbol>@trade on the combined-stream endpoint
-// (messages {"stream":..., "data":{...}}). Binance sends WebSocket pings
+// (messages {"stream":..., "data":{...}}): the streams are named in the URL
+// (/stream?streams=btcusdt@trade/ethusdt@trade, unless the configured URL
+// has a query already) and subscribed again with SUBSCRIBE, which Binance
+// answers {"result":null,"id":1}. Binance sends WebSocket pings
 // every 20 s and the client library answers them; the connector pings too.
 // Trade ids ("t") are consecutive per symbol, so a jump is a missed trade.
 //
@@ -16,13 +19,24 @@ func init() {
 	register("binance", venue{
 		url: "wss://stream.binance.com:9443/stream",
 		subscribe: func(markets []string) [][]byte {
-			params := make([]string, len(markets))
-			for i, m := range markets {
-				params[i] = strings.ToLower(m) + "@trade"
-			}
-			b, _ := json.Marshal(map[string]any{"method": "SUBSCRIBE", "params": params, "id": 1})
+			b, _ := json.Marshal(map[string]any{"method": "SUBSCRIBE", "params": streams(markets), "id": 1})
 			return [][]byte{b}
+		},
+		dialURL: func(url string, markets []string) string {
+			if strings.Contains(url, "?") {
+				return url
+			}
+			return url + "?streams=" + strings.Join(streams(markets), "/")
 		},
 		seqIDs: true,
 	})
+}
+
+// streams names the trade streams of markets: "BTCUSDT" -> "btcusdt@trade".
+func streams(markets []string) []string {
+	out := make([]string, len(markets))
+	for i, m := range markets {
+		out[i] = strings.ToLower(m) + "@trade"
+	}
+	return out
 }

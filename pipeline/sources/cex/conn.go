@@ -87,6 +87,8 @@ type venue struct {
 	url string
 	// subscribe returns the messages that subscribe to markets' trades.
 	subscribe func(markets []string) [][]byte
+	// dialURL, when set, adds the markets to the configured URL.
+	dialURL func(url string, markets []string) string
 	// ping is the application-level ping message; nil sends WebSocket pings.
 	ping []byte
 	// seqIDs is set when trade ids are consecutive integers per market, so
@@ -285,7 +287,11 @@ func backoff(minD, maxD time.Duration, n int) time.Duration {
 // reports whether it got as far as subscribing.
 func (c *Conn) session(downSince *int64) (bool, error) {
 	dctx, cancel := context.WithTimeout(c.ctx, c.cfg.DialTimeout)
-	ws, _, err := websocket.Dial(dctx, c.cfg.URL, nil)
+	url := c.cfg.URL
+	if c.v.dialURL != nil {
+		url = c.v.dialURL(url, c.cfg.Markets)
+	}
+	ws, _, err := websocket.Dial(dctx, url, nil)
 	cancel()
 	if err != nil {
 		return false, fmt.Errorf("cannot dial %s: %w", c.cfg.URL, err)

@@ -69,6 +69,9 @@ func runE2E(t *testing.T, c e2eCase) {
 	}
 	srv.mu.Lock()
 	defer srv.mu.Unlock()
+	if c.protocol == "binance" && srv.queries[0] != "streams=btcusdt@trade" {
+		t.Errorf("binance dialed with query %q, want the streams named", srv.queries[0])
+	}
 	if len(srv.subsSeen) < 2*c.subs {
 		t.Errorf("server saw %d subscription messages, want %d per connection", len(srv.subsSeen), c.subs)
 	}

@@ -42,6 +42,7 @@ type venueServer struct {
 	mu       sync.Mutex
 	conns    int
 	subsSeen [][]byte
+	queries  []string
 	srv      *httptest.Server
 }
 
@@ -62,6 +63,7 @@ func (s *venueServer) handle(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.conns++
 	n := s.conns
+	s.queries = append(s.queries, r.URL.RawQuery)
 	s.mu.Unlock()
 	// Keep reading (subscriptions first, then pings) in the background.
 	subc := make(chan []byte, 16)

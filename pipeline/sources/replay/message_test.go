@@ -14,6 +14,12 @@ import (
 // record or counted as skipped.
 func fuzzMessage(t *testing.T, msg []byte) {
 	for _, proto := range strings.Split(Protocols, ", ") {
+		fuzzProtocol(t, proto, msg)
+	}
+}
+
+func fuzzProtocol(t *testing.T, proto string, msg []byte) {
+	{
 		p, err := NewMessageParser(proto, "", "live:"+proto)
 		if err != nil {
 			t.Fatal(err)
@@ -65,6 +71,20 @@ func FuzzMessageParser(f *testing.F) {
 	}
 	f.Fuzz(fuzzMessage)
 }
+
+// One fuzz target per live parser, seeded with every seed message.
+func fuzzOne(f *testing.F, proto string) {
+	for _, s := range messageSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, msg []byte) { fuzzProtocol(t, proto, msg) })
+}
+
+func FuzzLiveBinance(f *testing.F)     { fuzzOne(f, "binance") }
+func FuzzLiveCoinbase(f *testing.F)    { fuzzOne(f, "coinbase") }
+func FuzzLiveBybit(f *testing.F)       { fuzzOne(f, "bybit") }
+func FuzzLiveHyperliquid(f *testing.F) { fuzzOne(f, "hyperliquid") }
+func FuzzLiveKraken(f *testing.F)      { fuzzOne(f, "kraken") }
 
 // Each protocol sorts the seed messages into trades, skipped control
 // messages, venue errors and unknown types.
