@@ -73,6 +73,10 @@ type IngestConfig struct {
 	// Realtime paces a source so that event time never runs ahead of the
 	// wall clock (the live simulator). It takes precedence over Speed.
 	Realtime bool
+	// Live marks a source that cannot be read again (a venue connection):
+	// resuming it continues the committed record count, so its "seq"
+	// headers stay increasing, without skipping any of its records.
+	Live bool
 	// TxnRecords and TxnInterval bound one transaction: it commits after
 	// this many records or this much time, whichever comes first.
 	TxnRecords  int
@@ -115,12 +119,12 @@ func Ingest(ctx context.Context, cfg IngestConfig, src sources.Source, resume Ch
 		log.Info("source already read to the end", "source", name, "records", resume.Records)
 		return nil
 	}
-	for n := int64(0); n < resume.Records; n++ {
+	for n := int64(0); n < resume.Records && !cfg.Live; n++ {
 		if _, err := src.Next(ctx); err != nil {
 			return fmt.Errorf("cannot skip the %d committed records of %s: %w", resume.Records, name, err)
 		}
 	}
-	if resume.Records > 0 {
+	if resume.Records > 0 && !cfg.Live {
 		log.Info("source resumed after its last checkpoint", "source", name, "skipped", resume.Records)
 	}
 	cl, err := kgo.NewClient(
@@ -201,7 +205,23 @@ func Ingest(ctx context.Context, cfg IngestConfig, src sources.Source, resume Ch
 	var anchorEvent int64
 	var anchorWall time.Time
 	for {
-		rec, err := src.Next(ctx)
+		nctx, ncancel := ctx, context.CancelFunc(nil)
+		if cfg.Live && inTxn {
+			// A live source may go quiet: commit what is pending on time
+			// instead of holding it until the next record.
+			nctx, ncancel = context.WithDeadline(ctx, txnStart.Add(cfg.TxnInterval))
+		}
+		rec, err := src.Next(nctx)
+		if ncancel != nil {
+			ncancel()
+			if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+				if err := commit(false); err != nil {
+					stats.SetState(name, "failed", err)
+					return err
+				}
+				continue
+			}
+		}
 		if errors.Is(err, io.EOF) {
 			if err := commit(true); err != nil {
 				stats.SetState(name, "failed", err)

@@ -24,6 +24,14 @@ type SourceStats struct {
 	LastIngestNs int64  `json:"-"`
 	Error        string `json:"error,omitempty"`
 	Reconnects   uint64 `json:"reconnects"`
+	// LagNs is ingest time minus event time of the last trade.
+	LagNs int64 `json:"-"`
+	// Gaps counts the stretches the source could not deliver (disconnects,
+	// missed trade ids); LastGap describes the last one.
+	Gaps       uint64 `json:"gaps"`
+	LastGap    string `json:"-"`
+	LastGapNs  int64  `json:"-"` // end of the last gap
+	GapTotalNs int64  `json:"-"` // summed length of the gaps
 }
 
 // NewStats returns empty stats.
@@ -60,6 +68,28 @@ func (s *Stats) Trade(name string, eventNs, ingestNs int64) {
 		st.LastEventNs = eventNs
 	}
 	st.LastIngestNs = ingestNs
+	st.LagNs = ingestNs - eventNs
+	s.mu.Unlock()
+}
+
+// Reconnect counts one reconnection attempt of a live source.
+func (s *Stats) Reconnect(name string) {
+	s.mu.Lock()
+	s.source(name).Reconnects++
+	s.mu.Unlock()
+}
+
+// Gap records a stretch [fromNs, toNs] (Unix ns) a source could not
+// deliver, with the reason (e.g. "disconnected", "missed trades: ...").
+func (s *Stats) Gap(name string, fromNs, toNs int64, reason string) {
+	s.mu.Lock()
+	st := s.source(name)
+	st.Gaps++
+	st.LastGap = reason
+	st.LastGapNs = toNs
+	if toNs > fromNs {
+		st.GapTotalNs += toNs - fromNs
+	}
 	s.mu.Unlock()
 }
 

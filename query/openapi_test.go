@@ -173,6 +173,7 @@ func TestOpenAPIDocument(t *testing.T) {
 		"get /openapi.json":   "0 0",
 		"get /api/v1/preview": "0 0 symbol:query",
 		"get /coverage":       "0 0",
+		"get /metrics":        "0 0",
 	}
 	got := map[string]string{}
 	for p, item := range doc.Paths {

@@ -111,6 +111,9 @@ func New(d Deps) *Server {
 				"panic", fmt.Sprint(e), "stack", string(debug.Stack()))
 		},
 	}))
+	for _, mw := range middlewares {
+		s.app.Use(mw(s))
+	}
 	s.routes = s.table()
 	for _, r := range registrationOrder(s.routes) {
 		if r.Handler == nil {
@@ -153,6 +156,13 @@ var routeGroups []func(*Server) []Route
 // feature also adds its operations to apiOperations and its schemas with
 // registerSchema, in the same file or next to it.
 func registerRoutes(group func(*Server) []Route) { routeGroups = append(routeGroups, group) }
+
+// middlewares build the handlers every request passes through before its
+// route (e.g. the HTTP metrics), registered with registerMiddleware in an
+// init function.
+var middlewares []func(*Server) fiber.Handler
+
+func registerMiddleware(mw func(*Server) fiber.Handler) { middlewares = append(middlewares, mw) }
 
 // table returns the route table: the intelligence routes below, then every
 // registered group in registration order.

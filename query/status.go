@@ -35,6 +35,13 @@ type statusSource struct {
 	FreshnessMs  *int64  `json:"freshnessMs"`
 	Reconnects   uint64  `json:"reconnects"`
 	Error        *string `json:"error"`
+	// LagMs is ingest time minus event time of the last trade; null before
+	// the first trade.
+	LagMs *int64 `json:"lagMs"`
+	// Gaps counts the stretches the source could not deliver; LastGap
+	// describes the last one (null when none).
+	Gaps    uint64  `json:"gaps"`
+	LastGap *string `json:"lastGap"`
 }
 
 // statusViews counts the documents the live routes can serve.
@@ -65,8 +72,10 @@ func (s *Server) handleStatus(c fiber.Ctx) error {
 	if s.d.Stats != nil {
 		sources, dlq := s.d.Stats.Snapshot()
 		for _, st := range sources {
-			body.Sources = append(body.Sources, sourceStatus(st.Name, st.State, st.Trades, st.Rejected,
-				st.LastEventNs, st.LastIngestNs, st.Reconnects, st.Error, now))
+			ss := sourceStatus(st.Name, st.State, st.Trades, st.Rejected,
+				st.LastEventNs, st.LastIngestNs, st.Reconnects, st.Error, now)
+			addLiveStatus(&ss, st)
+			body.Sources = append(body.Sources, ss)
 		}
 		for reason, n := range dlq {
 			body.DeadLetters[reason] = n
@@ -114,4 +123,17 @@ func sourceStatus(name, state string, trades, rejected uint64, lastEventNs, last
 // like every time the service renders.
 func formatTime(ns int64) string {
 	return time.Unix(0, ns).UTC().Format(timeLayout)
+}
+
+// addLiveStatus adds what live sources report: lag and gaps.
+func addLiveStatus(ss *statusSource, st pipeline.SourceStats) {
+	if st.Trades > 0 {
+		ms := st.LagNs / 1e6
+		ss.LagMs = &ms
+	}
+	ss.Gaps = st.Gaps
+	if st.LastGap != "" {
+		g := st.LastGap
+		ss.LastGap = &g
+	}
 }

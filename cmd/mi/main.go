@@ -13,6 +13,7 @@ import (
 	"os/signal"
 	"runtime"
 	"runtime/pprof"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/marketintel/mi/operators"
 	"github.com/marketintel/mi/pipeline"
+	"github.com/marketintel/mi/pipeline/sources"
 	"github.com/marketintel/mi/query"
 	"github.com/marketintel/mi/sinks/views"
 )
@@ -109,7 +111,8 @@ func cmdRun(ctx context.Context, args []string) error {
 	dataDir := fs.String("data-dir", "./data", "data directory (embedded broker logs, ground truth)")
 	httpAddr := fs.String("http-addr", ":8080", "address of the HTTP API")
 	var srcs stringList
-	fs.Var(&srcs, "source", `trade source, repeatable: "sim[:seed=N,start=RFC3339,duration=D,rate=X,events=X,speed=max]" or "replay:PATH[,PATH...]" (default sim)`)
+	fs.Var(&srcs, "source", `trade source, repeatable: "sim[:seed=N,start=RFC3339,duration=D,rate=X,events=X,speed=max]" or "replay:PATH[,PATH...]" (default: the live sources of --sources-config)`)
+	sourcesConfig := fs.String("sources-config", "", "live sources configuration (JSON, see docs/venues.md); empty uses the built-in default deploy/sources.default.json when no --source is given")
 	speed := fs.String("replay-speed", "max", "replay pace: max, or a multiple of real time")
 	brokers := fs.String("kafka-brokers", "", "comma-separated brokers of an external Kafka cluster; empty starts the embedded broker")
 	listen := fs.String("kafka-listen", "127.0.0.1:9092", "listen address of the embedded broker")
@@ -130,9 +133,6 @@ func cmdRun(ctx context.Context, args []string) error {
 	sp, err := parseSpeed(*speed)
 	if err != nil {
 		return err
-	}
-	if len(srcs) == 0 {
-		srcs = stringList{"sim"}
 	}
 	for _, s := range srcs {
 		if _, err := pipeline.ParseSourceSpec(s); err != nil {
@@ -165,6 +165,12 @@ func cmdRun(ctx context.Context, args []string) error {
 	proc := &pipeline.ProcessStats{}
 	progress := newProgress(os.Stderr, log)
 	srv := query.New(query.Deps{Views: v, Stats: stats, Version: version, Logger: log})
+	var live []sources.Source
+	if rl == nil || slices.Contains(rl, "ingest") {
+		if live, err = liveSources(srcs, *sourcesConfig, stats, log); err != nil {
+			return err
+		}
+	}
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -174,7 +180,8 @@ func cmdRun(ctx context.Context, args []string) error {
 			DataDir: *dataDir, Sources: srcs, ReplaySpeed: sp, Brokers: bl, KafkaListen: *listen,
 			Partitions: *partitions, InstanceID: *instance, Operators: ocfg, Roles: rl,
 			Views: v, Stats: stats, Proc: proc, Logger: log, Progress: progress.update,
-			Parquet: pipeline.ParquetSinkConfig{Every: hourlyRetention(*dataDir, log)},
+			Parquet:     pipeline.ParquetSinkConfig{Every: hourlyRetention(*dataDir, log)},
+			BrokerReady: startLive(ctx, live, len(bl) > 0, stats, log),
 		})
 	}()
 	go func() {

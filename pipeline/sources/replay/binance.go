@@ -51,10 +51,13 @@ func (p *binanceParser) parse(line []byte, out []sources.Record) []sources.Recor
 	if !ok {
 		return append(out, reject(line, "bad timestamp: local receive time out of range"))
 	}
+	return p.message(line, js, ingest, out)
+}
+
+// message decodes one raw stream message (combined-stream envelope or bare
+// payload); raw is what a rejection carries.
+func (p *binanceParser) message(line, js []byte, ingest int64, out []sources.Record) []sources.Record {
 	var data []byte
-	isTrade := false
-	var tr binanceTrade
-	tr.maker = -1
 	err := eachField(js, func(k, v []byte) bool {
 		switch string(k) {
 		case "data":
@@ -71,7 +74,18 @@ func (p *binanceParser) parse(line []byte, out []sources.Record) []sources.Recor
 		p.skipped++ // REST snapshot, subscription answer, ...
 		return out
 	}
-	err = eachField(data, func(k, v []byte) bool {
+	out, _ = p.event(line, data, ingest, out)
+	return out
+}
+
+// event decodes one stream payload {"e":..., ...}: trade and aggTrade
+// events become trades, any other event is skipped. It returns the event
+// type it saw (a slice of data).
+func (p *binanceParser) event(line, data []byte, ingest int64, out []sources.Record) ([]sources.Record, []byte) {
+	isTrade := false
+	var tr binanceTrade
+	tr.maker = -1
+	err := eachField(data, func(k, v []byte) bool {
 		if len(k) == 1 || len(k) == 0 {
 			switch string(k) {
 			case "e":
@@ -106,7 +120,7 @@ func (p *binanceParser) parse(line []byte, out []sources.Record) []sources.Recor
 		return true
 	})
 	if err != nil {
-		return append(out, reject(line, "malformed json"))
+		return append(out, reject(line, "malformed json")), tr.event
 	}
 	switch string(tr.event) {
 	case "trade", "aggTrade":
@@ -114,7 +128,7 @@ func (p *binanceParser) parse(line []byte, out []sources.Record) []sources.Recor
 	}
 	if !isTrade {
 		p.skipped++
-		return out
+		return out, tr.event
 	}
 	t := &schemas.Trade{VenueKind: schemas.VenueKind_VENUE_KIND_CEX, IngestTimeNs: ingest}
 	venue := p.venue
@@ -131,29 +145,29 @@ func (p *binanceParser) parse(line []byte, out []sources.Record) []sources.Recor
 	t.Venue = venue
 	if string(tr.event) == "aggTrade" {
 		if _, ok := parseInt(tr.aggID); !ok {
-			return append(out, reject(line, "bad trade id: aggTrade a is not an integer"))
+			return append(out, reject(line, "bad trade id: aggTrade a is not an integer")), tr.event
 		}
 		t.TradeId = "agg:" + string(tr.aggID)
 	} else {
 		if _, ok := parseInt(tr.id); !ok {
-			return append(out, reject(line, "bad trade id: t is not an integer"))
+			return append(out, reject(line, "bad trade id: t is not an integer")), tr.event
 		}
 		t.TradeId = string(tr.id)
 	}
 	price, ok := parseDecimal(tr.price)
 	if !ok {
-		return append(out, reject(line, "bad price: p is not a decimal"))
+		return append(out, reject(line, "bad price: p is not a decimal")), tr.event
 	}
 	qty, ok := parseDecimal(tr.qty)
 	if !ok {
-		return append(out, reject(line, "bad size: q is not a decimal"))
+		return append(out, reject(line, "bad size: q is not a decimal")), tr.event
 	}
 	ms, ok := parseInt(tr.tradeTime)
 	if !ok {
-		return append(out, reject(line, "bad timestamp: T is not an integer"))
+		return append(out, reject(line, "bad timestamp: T is not an integer")), tr.event
 	}
 	if t.EventTimeNs, ok = msToNs(ms); !ok {
-		return append(out, reject(line, "bad timestamp: T out of range"))
+		return append(out, reject(line, "bad timestamp: T out of range")), tr.event
 	}
 	switch tr.maker {
 	case 1: // the buyer was the resting order: a seller crossed the spread
@@ -163,7 +177,7 @@ func (p *binanceParser) parse(line []byte, out []sources.Record) []sources.Recor
 	case -1:
 		t.Side = schemas.Side_SIDE_UNKNOWN
 	default:
-		return append(out, reject(line, "bad side: m is not a boolean"))
+		return append(out, reject(line, "bad side: m is not a boolean")), tr.event
 	}
 	t.Price = price
 	sym := p.symbol(venue, tr.sym)
@@ -177,7 +191,7 @@ func (p *binanceParser) parse(line []byte, out []sources.Record) []sources.Recor
 		t.Size = qty
 		t.NotionalUsd = price * qty
 	}
-	return p.emit(out, line, t, sym)
+	return p.emit(out, line, t, sym), tr.event
 }
 
 // coinmContractUSD is the USD face value of one Binance COIN-M contract:

@@ -87,8 +87,14 @@ func (p *coinbaseParser) parseRecorded(line []byte, out []sources.Record) []sour
 		p.skipped++
 		return out
 	}
+	return p.marketTrades(line, events, ingest, out)
+}
+
+// marketTrades decodes the events array of a market_trades message; line is
+// what a rejection of the whole message carries.
+func (p *coinbaseParser) marketTrades(line, events []byte, ingest int64, out []sources.Record) []sources.Record {
 	n := len(out)
-	err = eachElem(events, func(ev []byte) bool {
+	err := eachElem(events, func(ev []byte) bool {
 		var trades []byte
 		if eachField(ev, func(k, v []byte) bool {
 			if string(k) == "trades" {

@@ -1,0 +1,74 @@
+package cex
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/marketintel/mi/pipeline/sources"
+)
+
+func TestDefaultConfig(t *testing.T) {
+	deploy, err := os.ReadFile("../../../deploy/sources.default.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(deploy, sources.DefaultConfig()) {
+		t.Fatal("deploy/sources.default.json differs from the embedded default (pipeline/sources/config_default.json)")
+	}
+	cfg, err := sources.LoadConfig("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srcs, err := cfg.Open(sources.Env{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, s := range srcs {
+		c := s.(*Conn)
+		names = append(names, s.Name()+"="+c.Venue()+"@"+c.cfg.URL+strings.Join(c.cfg.Markets, ","))
+		_ = s.Close()
+	}
+	want := []string{
+		"ws:coinbase=coinbase@wss://advanced-trade-ws.coinbase.comBTC-USD,ETH-USD",
+		"ws:binance=binance@wss://stream.binance.com:9443/streamBTCUSDT,ETHUSDT",
+		"ws:kraken=kraken@wss://ws.kraken.com/v2BTC/USD,ETH/USD",
+		"ws:bybit=bybit@wss://stream.bybit.com/v5/public/spotBTCUSDT,ETHUSDT",
+		"ws:hyperliquid=hyperliquid@wss://api.hyperliquid.xyz/wsBTC,ETH",
+	}
+	if strings.Join(names, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("got\n%s\nwant\n%s", strings.Join(names, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	f := func(cfg, wantErr string) {
+		t.Helper()
+		c, err := sources.ParseConfig([]byte(cfg))
+		if err == nil {
+			var srcs []sources.Source
+			srcs, err = c.Open(sources.Env{})
+			for _, s := range srcs {
+				_ = s.Close()
+			}
+		}
+		if err == nil || !strings.Contains(err.Error(), wantErr) {
+			t.Errorf("%s: error %v, want it to contain %q", cfg, err, wantErr)
+		}
+	}
+	f(`{"sources":[{"kind":"ftx","markets":["BTC-PERP"]}]}`, "accepted kinds: ")
+	f(`{"sources":[{"kind":"binance","markets":["BTCUSDT"],"colour":"red"}]}`, `unknown field "colour"`)
+	f(`{"sources":[{"kind":"binance"}]}`, "no markets")
+	f(`{"sources":[{"kind":"binance","markets":["X"],"pingInterval":"soon"}]}`, "pingInterval")
+	f(`{"sources":[{"kind":"bybit","venue":"bybit_options","markets":["X"]}]}`, "accepted bybit, bybit_linear, bybit_inverse")
+	f(`{"sources":[{"kind":"binance","name":"a","markets":["X"]},{"kind":"kraken","name":"a","markets":["X"]}]}`, "used twice")
+	f(`{"sources":[{"markets":["X"]}]}`, "no kind")
+	f(`{"sources":`, "cannot parse")
+	_, err := sources.Config{Sources: []sources.SourceConfig{{Kind: "nope"}}}.Open(sources.Env{})
+	if !errors.Is(err, sources.ErrUnknownKind) {
+		t.Errorf("err %v, want ErrUnknownKind", err)
+	}
+}
