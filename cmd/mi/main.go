@@ -22,6 +22,7 @@ import (
 	"github.com/marketintel/mi/operators"
 	"github.com/marketintel/mi/pipeline"
 	"github.com/marketintel/mi/pipeline/sources"
+	"github.com/marketintel/mi/pipeline/sources/evmdex"
 	"github.com/marketintel/mi/query"
 	"github.com/marketintel/mi/sinks/views"
 )
@@ -164,7 +165,9 @@ func cmdRun(ctx context.Context, args []string) error {
 	stats := pipeline.NewStats()
 	proc := &pipeline.ProcessStats{}
 	progress := newProgress(os.Stderr, log)
-	srv := query.New(query.Deps{Views: v, Stats: stats, Version: version, Logger: log})
+	lv := views.NewLiquidity()
+	evmdex.SetPoolEventSink(lv.Apply)
+	srv := query.New(query.Deps{Views: v, Stats: stats, Version: version, Logger: log, Liquidity: lv})
 	var live []sources.Source
 	if rl == nil || slices.Contains(rl, "ingest") {
 		if live, err = liveSources(srcs, *sourcesConfig, stats, log); err != nil {

@@ -10,7 +10,19 @@ import (
 	"github.com/marketintel/mi/pipeline"
 	"github.com/marketintel/mi/pipeline/sources"
 	_ "github.com/marketintel/mi/pipeline/sources/cex" // registers the exchange kinds
+	"github.com/marketintel/mi/pipeline/sources/evmdex"
+	"github.com/marketintel/mi/pipeline/sources/soldex"
 )
+
+// The on-chain kinds of the sources configuration (docs/venues.md).
+func init() {
+	sources.Register("evmdex", func(sc sources.SourceConfig, env sources.Env) (sources.Source, error) {
+		return evmdex.FromEntry(sc.Raw, env.Observer, env.Logger)
+	})
+	sources.Register("soldex", func(sc sources.SourceConfig, env sources.Env) (sources.Source, error) {
+		return soldex.FromEntry(sc.Raw, env.Logger)
+	})
+}
 
 // liveSources opens the live sources of the configuration file path (the
 // built-in default, deploy/sources.default.json, when path is empty). They
