@@ -341,6 +341,7 @@ func TestRoutes(t *testing.T) {
 		"GET /api/v1/intelligence/:symbol 5000",
 		"GET /status 0",
 		"GET /healthz 0",
+		"GET /metrics 0",
 	}
 	if !slices.Equal(got, want) {
 		t.Fatalf("route table:\ngot:  %v\nwant: %v", got, want)
