@@ -343,7 +343,7 @@ func TestMarketRoutesOddParams(t *testing.T) {
 		ctx.Request.SetRequestURI(target)
 		h(&ctx)
 		status := ctx.Response.StatusCode()
-		if status >= 500 || !json.Valid(ctx.Response.Body()) {
+		if status >= 500 || !json.Valid(ctx.Response.Body()) && (path != metricsPath || status != 200) { // /metrics is Prometheus text
 			t.Fatalf("GET %q: %d %s", target, status, ctx.Response.Body())
 		}
 		if status == 400 {

@@ -357,7 +357,6 @@ func TestRoutes(t *testing.T) {
 		"GET /api/v1/intelligence/:symbol 5000",
 		"GET /status 0",
 		"GET /healthz 0",
-		"GET /coverage 0",
 	}
 	// The intelligence routes come first; feature groups follow.
 	if len(got) < len(want) || !slices.Equal(got[:len(want)], want) {
