@@ -42,13 +42,13 @@ var (
 
 // Entry kinds, the kind column of the entries table.
 const (
-	KindGrant     = "grant"     // operator credit on a new or existing key
-	KindPurchase  = "purchase"  // a credit pack paid with x402
-	KindCredit    = "credit"    // operator credit on a wallet
-	KindDebit     = "debit"     // a paid call (negative amount)
-	KindRefund    = "refund"    // a paid call answered >= 400 (positive amount)
-	KindMergeOut  = "merge_out" // balance moved out of a merged account
-	KindMergeIn   = "merge_in"  // balance moved into the surviving account
+	KindGrant    = "grant"     // operator credit on a new or existing key
+	KindPurchase = "purchase"  // a credit pack paid with x402
+	KindCredit   = "credit"    // operator credit on a wallet
+	KindDebit    = "debit"     // a paid call (negative amount)
+	KindRefund   = "refund"    // a paid call answered >= 400 (positive amount)
+	KindMergeOut = "merge_out" // balance moved out of a merged account
+	KindMergeIn  = "merge_in"  // balance moved into the surviving account
 )
 
 // SQL is the ledger on a SQL database: SQLite (one file, in the data
