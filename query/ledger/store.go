@@ -252,6 +252,9 @@ func (s *SQL) DebitKey(ctx context.Context, apiKey string, c Charge) error {
 		return ErrUnknownKey
 	}
 	h := HashKey(apiKey)
+	if s.dialect == DialectPostgres {
+		return s.pgDebitKey(ctx, h, c)
+	}
 	return s.tx(ctx, func(tx *sql.Tx) error {
 		acct, err := s.keyAccount(ctx, tx, h)
 		if err != nil {
@@ -269,6 +272,9 @@ func (s *SQL) RefundKey(ctx context.Context, apiKey string, c Charge) error {
 		return ErrUnknownKey
 	}
 	h := HashKey(apiKey)
+	if s.dialect == DialectPostgres {
+		return s.pgRefundKey(ctx, h, c)
+	}
 	return s.tx(ctx, func(tx *sql.Tx) error {
 		acct, err := s.keyAccount(ctx, tx, h)
 		if err != nil {
@@ -287,7 +293,7 @@ func (s *SQL) refund(ctx context.Context, tx *sql.Tx, acct int64, column, value 
 		return fmt.Errorf("cannot refund a charge without request id: %w", ErrNoSuchDebit)
 	}
 	var amount int64
-	err := tx.QueryRowContext(ctx, s.q(`SELECT amount FROM entries WHERE kind = 'debit' AND request_id = ? AND `+column+` = ?`),
+	err := tx.QueryRowContext(ctx, s.q(`SELECT amount FROM entries WHERE kind = 'debit' AND request_id = ? AND request_id <> '' AND `+column+` = ?`),
 		c.RequestID, value).Scan(&amount)
 	if errors.Is(err, sql.ErrNoRows) || (err == nil && amount != -c.AmountMicroUSD) {
 		return ErrNoSuchDebit
@@ -615,7 +621,7 @@ func (s *SQL) ReversePurchase(ctx context.Context, requestID string) (int64, err
 			keyHash sql.NullString
 			wallet  sql.NullString
 		)
-		err := tx.QueryRowContext(ctx, s.q(`SELECT amount, key_hash, wallet FROM entries WHERE kind = 'purchase' AND request_id = ?`),
+		err := tx.QueryRowContext(ctx, s.q(`SELECT amount, key_hash, wallet FROM entries WHERE kind = 'purchase' AND request_id = ? AND request_id <> ''`),
 			requestID).Scan(&amount, &keyHash, &wallet)
 		if errors.Is(err, sql.ErrNoRows) {
 			return ErrNoSuchDebit
