@@ -256,11 +256,21 @@ func (s *SQL) DebitKey(ctx context.Context, apiKey string, c Charge) error {
 		return s.pgDebitKey(ctx, h, c)
 	}
 	return s.tx(ctx, func(tx *sql.Tx) error {
-		acct, err := s.keyAccount(ctx, tx, h)
-		if err != nil {
-			return err
+		// One conditional update finds the key's account and debits it.
+		var acct int64
+		err := s.queryRow(ctx, tx, `UPDATE accounts SET balance = balance - ?
+			WHERE id = (SELECT account_id FROM api_keys WHERE key_hash = ?) AND balance >= ? RETURNING id`,
+			c.AmountMicroUSD, h, c.AmountMicroUSD).Scan(&acct)
+		if errors.Is(err, sql.ErrNoRows) {
+			if _, err := s.keyAccount(ctx, tx, h); err != nil {
+				return err
+			}
+			return ErrInsufficientCredit
 		}
-		return s.debit(ctx, tx, entry{account: acct, keyHash: h, kind: KindDebit, route: c.Route,
+		if err != nil {
+			return fmt.Errorf("cannot debit key: %w", err)
+		}
+		return s.addEntry(ctx, tx, entry{account: acct, keyHash: h, kind: KindDebit, route: c.Route,
 			amount: -c.AmountMicroUSD, requestID: c.RequestID, at: micros(c.At)})
 	})
 }
@@ -275,12 +285,36 @@ func (s *SQL) RefundKey(ctx context.Context, apiKey string, c Charge) error {
 	if s.dialect == DialectPostgres {
 		return s.pgRefundKey(ctx, h, c)
 	}
+	if c.AmountMicroUSD <= 0 {
+		return ErrInvalidAmount
+	}
+	if c.RequestID == "" {
+		return fmt.Errorf("cannot refund a charge without request id: %w", ErrNoSuchDebit)
+	}
 	return s.tx(ctx, func(tx *sql.Tx) error {
-		acct, err := s.keyAccount(ctx, tx, h)
-		if err != nil {
-			return err
+		// One insert finds the key's account and the debit, and appends the
+		// refund; then the balance follows.
+		var acct int64
+		err := s.queryRow(ctx, tx, `INSERT INTO entries (account_id, key_hash, kind, route, amount, request_id, reason, created_at)
+			SELECT k.account_id, k.key_hash, 'refund', ?, ?, ?, '', ? FROM api_keys k
+			WHERE k.key_hash = ? AND EXISTS (SELECT 1 FROM entries d WHERE d.kind = 'debit' AND d.request_id = ?
+				AND d.request_id <> '' AND d.key_hash = ? AND d.amount = ?)
+			ON CONFLICT DO NOTHING RETURNING account_id`,
+			c.Route, c.AmountMicroUSD, c.RequestID, micros(c.At), h, c.RequestID, h, -c.AmountMicroUSD).Scan(&acct)
+		if errors.Is(err, sql.ErrNoRows) {
+			// Why not: an unknown key, no such debit, or refunded before.
+			if acct, err = s.keyAccount(ctx, tx, h); err != nil {
+				return err
+			}
+			return s.refund(ctx, tx, acct, `key_hash`, h, entry{account: acct, keyHash: h}, c)
 		}
-		return s.refund(ctx, tx, acct, `key_hash`, h, entry{account: acct, keyHash: h}, c)
+		if err != nil {
+			return fmt.Errorf("cannot refund key: %w", err)
+		}
+		if _, err := s.exec(ctx, tx, `UPDATE accounts SET balance = balance + ? WHERE id = ?`, c.AmountMicroUSD, acct); err != nil {
+			return fmt.Errorf("cannot refund key: %w", err)
+		}
+		return nil
 	})
 }
 
