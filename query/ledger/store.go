@@ -690,3 +690,23 @@ func (s *SQL) ReversePurchase(ctx context.Context, requestID string) (int64, err
 	}
 	return reversed, nil
 }
+
+// PruneExpired deletes used nonces and proofs whose expiry is before
+// before, and returns how many rows it deleted. Call it with a margin (e.g.
+// now minus a day): an authorization or proof past its expiry is rejected by
+// its own validity window, so its row no longer guards against a replay.
+func (s *SQL) PruneExpired(ctx context.Context, before time.Time) (int64, error) {
+	var n int64
+	for _, q := range []string{`DELETE FROM used_nonces WHERE expires_at < ?`, `DELETE FROM used_proofs WHERE expires_at < ?`} {
+		res, err := s.db.ExecContext(ctx, s.q(q), before.UnixMicro())
+		if err != nil {
+			return n, fmt.Errorf("cannot prune used nonces and proofs: %w", err)
+		}
+		k, err := res.RowsAffected()
+		if err != nil {
+			return n, fmt.Errorf("cannot prune used nonces and proofs: %w", err)
+		}
+		n += k
+	}
+	return n, nil
+}
