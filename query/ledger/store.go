@@ -602,14 +602,16 @@ func (s *SQL) Buy(ctx context.Context, p Purchase) (PurchaseResult, error) {
 				return err
 			}
 		}
-		if err := s.credit(ctx, tx, entry{account: acct, keyHash: keyHash, wallet: w, kind: KindPurchase, route: p.Route,
-			amount: p.CreditMicroUSD, requestID: p.RequestID, reason: p.Reason, at: at}); err != nil {
-			return err
-		}
+		// Link (and merge) first: the merge locks both accounts in id
+		// order before this transaction updates either.
 		if w != "" {
 			if err := s.linkWallet(ctx, tx, w, acct, p.RequestID, at); err != nil {
 				return err
 			}
+		}
+		if err := s.credit(ctx, tx, entry{account: acct, keyHash: keyHash, wallet: w, kind: KindPurchase, route: p.Route,
+			amount: p.CreditMicroUSD, requestID: p.RequestID, reason: p.Reason, at: at}); err != nil {
+			return err
 		}
 		return s.queryRow(ctx, tx, `SELECT balance FROM accounts WHERE id = ?`, acct).Scan(&out.BalanceMicroUSD)
 	})
