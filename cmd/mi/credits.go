@@ -21,7 +21,7 @@ const creditsUsage = `usage:
 
 // openLedger opens the ledger of a process: databaseURL when set (the
 // --database-url flag, PostgreSQL for several replicas), else the SQLite file
-// in dataDir. mi run uses it for query.Deps.Ledger.
+// in dataDir.
 func openLedger(ctx context.Context, dataDir, databaseURL string) (*ledger.SQL, error) {
 	if databaseURL == "" {
 		databaseURL = ledger.DefaultURL(dataDir)
