@@ -174,6 +174,12 @@ func TestOpenAPIDocument(t *testing.T) {
 		"get /api/v1/preview": "0 0 symbol:query",
 		"get /coverage":       "0 0",
 		"get /metrics":        "0 0",
+		// credits.go
+		"post /api/v1/credits/buy/5":      "5 5000000 X-API-Key:header",
+		"post /api/v1/credits/buy/20":     "20 20000000 X-API-Key:header",
+		"post /api/v1/credits/buy/50":     "50 50000000 X-API-Key:header",
+		"post /api/v1/credits/buy/{pack}": "0 0 pack:path",
+		"get /api/v1/credits/balance":     "0 0 X-API-Key:header",
 	}
 	got := map[string]string{}
 	for p, item := range doc.Paths {

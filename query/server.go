@@ -18,6 +18,7 @@ import (
 	"github.com/gofiber/fiber/v3/middleware/recover"
 
 	"github.com/marketintel/mi/pipeline"
+	"github.com/marketintel/mi/query/ledger"
 	"github.com/marketintel/mi/sinks/views"
 )
 
@@ -42,6 +43,10 @@ type Deps struct {
 	// Liquidity answers the liquidity block of /api/v1/intelligence/{symbol}
 	// from the on-chain pool states; nil answers the "none" block.
 	Liquidity *views.Liquidity
+
+	// Ledger holds API keys and credit balances for the credits routes
+	// (credits.go); nil makes them answer 503.
+	Ledger *ledger.SQL
 }
 
 // Paywall is the slot the payments task fills: it wraps the handler of every

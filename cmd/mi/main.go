@@ -39,6 +39,8 @@ Usage:
   mi export --from DATE --to DATE --dest DIR [--symbols LIST]  copy complete day files
   mi sql [--csv] "SELECT ..."   DuckDB over the day files (views candles, signals, trades, signal_changes)
   mi retention [--now DATE]     roll candle day files up (1m 7 days, 5m 30, 15m 180, then 1h)
+
+  mi credits grant|balance  operator credits: new API key with credit, key balance
   mi version              print the version
 
 Run "mi run -h" or "mi bench pipeline -h" for flags.
@@ -65,6 +67,9 @@ func main() {
 		err = cmdSQL(ctx, os.Args[2:])
 	case "retention":
 		err = cmdRetention(ctx, os.Args[2:])
+
+	case "credits":
+		err = cmdCredits(ctx, os.Args[2:])
 	case "version", "--version", "-v":
 		fmt.Printf("mi %s (%s %s/%s)\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	case "help", "-h", "--help":
