@@ -172,6 +172,12 @@ func TestOpenAPIDocument(t *testing.T) {
 		"get /healthz":      "0 0",
 		"get /openapi.json": "0 0",
 	}
+	// Pricing routes (pricing.go).
+	want["get /pricing"] = "0 0 format:query"
+	want["get /transparency"] = "0 0"
+	want["get /.well-known/x402-resources"] = "0 0"
+	want["get /x402-resources"] = "0 0"
+	want["get /.well-known/security.txt"] = "0 0"
 	got := map[string]string{}
 	for p, item := range doc.Paths {
 		for m, o := range item {

@@ -51,6 +51,8 @@ type PaywallConfig struct {
 	// UnpaidPerMinute is how many unpaid requests (answered with a bare
 	// 402) one IP may make per minute; 0 means 120, < 0 no limit.
 	UnpaidPerMinute int
+	// Operator is shown by /transparency and /.well-known/security.txt.
+	Operator Operator
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// Logger receives settlement failures and ledger errors (never keys,
@@ -127,15 +129,9 @@ type paidRoute struct {
 // Wrap implements Paywall.
 func (pw *X402Paywall) Wrap(r Route, next fiber.Handler) fiber.Handler {
 	pr := &paidRoute{r: r, key: r.Method + " " + r.Path, symbols: map[string]string{}, priceUSD: priceUSD(r.PriceMicroUSD)}
-	assets := r.Assets
-	if len(assets) == 0 {
-		assets = []string{"USDC"}
-	}
+	pr.accepts = pw.accepts(r)
 	for _, o := range pw.c.Offers {
-		if slices.Contains(assets, o.Asset.Symbol) {
-			pr.accepts = append(pr.accepts, o.Requirements(r.PriceMicroUSD))
-			pr.symbols[strings.ToLower(o.Asset.Address)] = o.Asset.Symbol
-		}
+		pr.symbols[strings.ToLower(o.Asset.Address)] = o.Asset.Symbol
 	}
 	if len(pr.accepts) == 0 {
 		panic("BUG: route " + pr.key + " has no payment offer for its assets")
