@@ -105,6 +105,9 @@ func New(d Deps) *Server {
 				"panic", fmt.Sprint(e), "stack", string(debug.Stack()))
 		},
 	}))
+	for _, m := range middlewares {
+		s.app.Use(m(s))
+	}
 	s.routes = s.table()
 	for _, r := range registrationOrder(s.routes) {
 		if r.Handler == nil {
@@ -138,6 +141,13 @@ const (
 	priceRegime             = 5_000
 	priceSnapshot           = 1_000
 )
+
+// middlewares run before every route, in registration order (e.g. CORS);
+// feature files add theirs with registerMiddleware in an init function.
+var middlewares []func(*Server) fiber.Handler
+
+// registerMiddleware adds an app-wide middleware to every Server.
+func registerMiddleware(m func(*Server) fiber.Handler) { middlewares = append(middlewares, m) }
 
 // routeGroups are the route tables of feature files (history, payments,
 // alerts, MCP, ...), registered with registerRoutes in an init function.
