@@ -171,6 +171,12 @@ func TestOpenAPIDocument(t *testing.T) {
 		"get /status":       "0 0",
 		"get /healthz":      "0 0",
 		"get /openapi.json": "0 0",
+		// credits.go
+		"post /api/v1/credits/buy/5":      "5 5000000 X-API-Key:header",
+		"post /api/v1/credits/buy/20":     "20 20000000 X-API-Key:header",
+		"post /api/v1/credits/buy/50":     "50 50000000 X-API-Key:header",
+		"post /api/v1/credits/buy/{pack}": "0 0 pack:path",
+		"get /api/v1/credits/balance":     "0 0 X-API-Key:header",
 	}
 	// Pricing routes (pricing.go).
 	want["get /pricing"] = "0 0 format:query"

@@ -18,6 +18,7 @@ import (
 	"github.com/gofiber/fiber/v3/middleware/recover"
 
 	"github.com/marketintel/mi/pipeline"
+	"github.com/marketintel/mi/query/ledger"
 	"github.com/marketintel/mi/sinks/views"
 )
 
@@ -39,6 +40,9 @@ type Deps struct {
 	Paywall Paywall
 	// Logger receives server errors and recovered panics; nil discards them.
 	Logger *slog.Logger
+	// Ledger holds API keys and credit balances for the credits routes
+	// (credits.go); nil makes them answer 503.
+	Ledger *ledger.SQL
 }
 
 // Paywall is the slot the payments task fills: it wraps the handler of every

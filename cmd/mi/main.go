@@ -32,6 +32,7 @@ const usage = `mi — Market Intelligence Service
 Usage:
   mi run [flags]          every role in one process: sources, operators, views, API
   mi bench pipeline [flags]  end-to-end throughput through the embedded broker
+  mi credits grant|balance  operator credits: new API key with credit, key balance
   mi version              print the version
 
 Run "mi run -h" or "mi bench pipeline -h" for flags.
@@ -50,6 +51,8 @@ func main() {
 		err = cmdRun(ctx, os.Args[2:])
 	case "bench":
 		err = cmdBench(ctx, os.Args[2:])
+	case "credits":
+		err = cmdCredits(ctx, os.Args[2:])
 	case "version", "--version", "-v":
 		fmt.Printf("mi %s (%s %s/%s)\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	case "help", "-h", "--help":

@@ -14,9 +14,9 @@ import (
 
 // backend opens a fresh, empty ledger and returns a function that opens the
 // same database again (a restart).
-type backend func(t *testing.T) (*SQL, func() *SQL)
+type backend func(t testing.TB) (*SQL, func() *SQL)
 
-func sqliteBackend(t *testing.T) (*SQL, func() *SQL) {
+func sqliteBackend(t testing.TB) (*SQL, func() *SQL) {
 	path := filepath.Join(t.TempDir(), "ledger.db")
 	open := func() *SQL {
 		s, err := Open(context.Background(), "sqlite:"+path)

@@ -64,7 +64,7 @@ func pgTestURL(t testing.TB) string {
 
 // postgresBackend gives each test its own schema in the test database,
 // dropped when the test ends.
-func postgresBackend(t *testing.T) (*SQL, func() *SQL) {
+func postgresBackend(t testing.TB) (*SQL, func() *SQL) {
 	base := pgTestURL(t)
 	schema := fmt.Sprintf("t_%d", time.Now().UnixNano())
 	admin, err := sql.Open("pgx", base)

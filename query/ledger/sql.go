@@ -49,6 +49,7 @@ const (
 	KindRefund   = "refund"    // a paid call answered >= 400 (positive amount)
 	KindMergeOut = "merge_out" // balance moved out of a merged account
 	KindMergeIn  = "merge_in"  // balance moved into the surviving account
+	KindReversal = "reversal"  // a purchase whose payment did not settle
 )
 
 // SQL is the ledger on a SQL database: SQLite (one file, in the data

@@ -252,6 +252,9 @@ func (s *SQL) DebitKey(ctx context.Context, apiKey string, c Charge) error {
 		return ErrUnknownKey
 	}
 	h := HashKey(apiKey)
+	if s.dialect == DialectPostgres {
+		return s.pgDebitKey(ctx, h, c)
+	}
 	return s.tx(ctx, func(tx *sql.Tx) error {
 		acct, err := s.keyAccount(ctx, tx, h)
 		if err != nil {
@@ -269,6 +272,9 @@ func (s *SQL) RefundKey(ctx context.Context, apiKey string, c Charge) error {
 		return ErrUnknownKey
 	}
 	h := HashKey(apiKey)
+	if s.dialect == DialectPostgres {
+		return s.pgRefundKey(ctx, h, c)
+	}
 	return s.tx(ctx, func(tx *sql.Tx) error {
 		acct, err := s.keyAccount(ctx, tx, h)
 		if err != nil {
@@ -287,7 +293,7 @@ func (s *SQL) refund(ctx context.Context, tx *sql.Tx, acct int64, column, value 
 		return fmt.Errorf("cannot refund a charge without request id: %w", ErrNoSuchDebit)
 	}
 	var amount int64
-	err := tx.QueryRowContext(ctx, s.q(`SELECT amount FROM entries WHERE kind = 'debit' AND request_id = ? AND `+column+` = ?`),
+	err := tx.QueryRowContext(ctx, s.q(`SELECT amount FROM entries WHERE kind = 'debit' AND request_id = ? AND request_id <> '' AND `+column+` = ?`),
 		c.RequestID, value).Scan(&amount)
 	if errors.Is(err, sql.ErrNoRows) || (err == nil && amount != -c.AmountMicroUSD) {
 		return ErrNoSuchDebit
@@ -596,4 +602,57 @@ func (s *SQL) Verify(ctx context.Context) error {
 		return fmt.Errorf("cannot verify ledger: %w", err)
 	}
 	return fmt.Errorf("ledger broken: account %d has balance %d but its entries sum to %d", id, bal, sum)
+}
+
+// ReversePurchase takes back the credit of the purchase recorded with
+// requestID, for a pack whose x402 payment did not settle after the handler
+// had answered. It debits the purchase's account by the purchase amount, or
+// by its whole balance when less is left, as one reversal entry, and returns
+// the amount reversed. ErrNoSuchDebit when no purchase has that request id;
+// ErrDuplicateRequest when it was reversed before.
+func (s *SQL) ReversePurchase(ctx context.Context, requestID string) (int64, error) {
+	if requestID == "" {
+		return 0, ErrNoSuchDebit
+	}
+	var reversed int64
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		var (
+			amount  int64
+			keyHash sql.NullString
+			wallet  sql.NullString
+		)
+		err := tx.QueryRowContext(ctx, s.q(`SELECT amount, key_hash, wallet FROM entries WHERE kind = 'purchase' AND request_id = ? AND request_id <> ''`),
+			requestID).Scan(&amount, &keyHash, &wallet)
+		if errors.Is(err, sql.ErrNoRows) {
+			return ErrNoSuchDebit
+		}
+		if err != nil {
+			return fmt.Errorf("cannot find the purchase to reverse: %w", err)
+		}
+		// The key may have moved to another account by a merge since.
+		acct, err := s.keyAccount(ctx, tx, keyHash.String)
+		if err != nil {
+			return err
+		}
+		if s.dialect == DialectPostgres {
+			if _, err := tx.ExecContext(ctx, `SELECT id FROM accounts WHERE id = $1 FOR UPDATE`, acct); err != nil {
+				return fmt.Errorf("cannot lock account: %w", err)
+			}
+		}
+		var bal int64
+		if err := tx.QueryRowContext(ctx, s.q(`SELECT balance FROM accounts WHERE id = ?`), acct).Scan(&bal); err != nil {
+			return fmt.Errorf("cannot read account: %w", err)
+		}
+		reversed = min(amount, bal)
+		e := entry{account: acct, keyHash: keyHash.String, wallet: wallet.String, kind: KindReversal,
+			amount: -reversed, requestID: requestID, reason: "payment not settled", at: time.Now().UnixMicro()}
+		if reversed == 0 {
+			return s.addEntry(ctx, tx, e)
+		}
+		return s.debit(ctx, tx, e)
+	})
+	if err != nil {
+		return 0, err
+	}
+	return reversed, nil
 }

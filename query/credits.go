@@ -1,0 +1,325 @@
+package query
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/gofiber/fiber/v3"
+
+	"github.com/marketintel/mi/query/ledger"
+)
+
+// Credit packs (spec §4.8): the price paid with x402 and the credit granted,
+// in micro-USD. docs/credits.md describes how a pack credits a key and the
+// paying wallet.
+var creditPacks = []creditPack{
+	{name: "5", priceMicroUSD: 5_000_000, creditMicroUSD: 5_000_000},
+	{name: "20", priceMicroUSD: 20_000_000, creditMicroUSD: 22_000_000},
+	{name: "50", priceMicroUSD: 50_000_000, creditMicroUSD: 60_000_000},
+}
+
+type creditPack struct {
+	name           string
+	priceMicroUSD  int64
+	creditMicroUSD int64
+}
+
+// creditPackNames are the accepted values of the pack path parameter.
+func creditPackNames() []string {
+	out := make([]string, len(creditPacks))
+	for i, p := range creditPacks {
+		out[i] = p.name
+	}
+	return out
+}
+
+// Paths of the credits routes.
+const (
+	creditsBuyPrefix   = "/api/v1/credits/buy/"
+	creditsBuyAnyPath  = creditsBuyPrefix + ":pack"
+	creditsBalancePath = "/api/v1/credits/balance"
+	creditsBuyRouteKey = "POST " + creditsBuyPrefix
+)
+
+// Error codes of the credits routes.
+const (
+	codeAPIKeyRequired  = "api_key_required"
+	codeUnknownAPIKey   = "unknown_api_key"
+	codePaymentRequired = "payment_required"
+	codeUnavailable     = "unavailable"
+)
+
+func init() {
+	registerRoutes(func(s *Server) []Route {
+		var routes []Route
+		for _, p := range creditPacks {
+			routes = append(routes, Route{
+				Method:        fiber.MethodPost,
+				Path:          creditsBuyPrefix + p.name,
+				PriceMicroUSD: p.priceMicroUSD,
+				X402Only:      true,
+				Assets:        []string{"USDC", "EURC"},
+				Summary: "Buy the " + p.name + " USD credit pack (credit " + priceUSD(p.creditMicroUSD) +
+					" USD): a new API key, shown once, or with X-API-Key a top-up of that key.",
+				Handler: s.buyHandler(p),
+			})
+		}
+		return append(routes,
+			Route{
+				Method:  fiber.MethodPost,
+				Path:    creditsBuyAnyPath,
+				Summary: "Any other pack: 400 naming the accepted packs (5, 20, 50); never charged.",
+				Handler: s.handleBuyUnknownPack,
+			},
+			Route{
+				Method:  fiber.MethodGet,
+				Path:    creditsBalancePath,
+				Summary: "Credit balance of the API key sent in X-API-Key, and the wallets that share it.",
+				Handler: s.handleCreditsBalance,
+			},
+		)
+	})
+	registerParameterNames("pack")
+	for _, p := range creditPacks {
+		apiOperations["POST "+creditsBuyPrefix+p.name] = buyOperation(p)
+	}
+	apiOperations["POST "+creditsBuyAnyPath] = apiOperation{
+		id: "buyCreditsUnknownPack",
+		params: []obj{{
+			{"name", "pack"}, {"in", "path"}, {"required", true},
+			{"description", "Any pack other than 5, 20 and 50 (those have their own operations)."},
+			{"schema", tString},
+		}},
+		responses: obj{
+			{"400", refResponse("InvalidParameter")},
+			{"500", refResponse("Internal")},
+		},
+	}
+	apiOperations["GET "+creditsBalancePath] = apiOperation{
+		id:     "getCreditsBalance",
+		params: []obj{apiKeyParam(true)},
+		responses: obj{
+			{"200", jsonResponse("The key's balance.", ref("CreditsBalance"))},
+			{"401", jsonResponse("X-API-Key missing (api_key_required), or not a key of this service (unknown_api_key).", ref("CreditsError"))},
+			{"503", jsonResponse("The server has no ledger configured.", ref("CreditsError"))},
+			{"500", refResponse("Internal")},
+		},
+	}
+	registerSchema("CreditsPurchase", object("Answer of a paid credit pack purchase (docs/credits.md).", obj{
+		{"apiKey", described(obj{{"type", []string{"string", "null"}}, {"pattern", "^" + ledger.KeyPrefix + "[0-9a-f]{64}$"}},
+			"The new API key, shown this once and stored only as a hash; null on a top-up of the key sent in X-API-Key.")},
+		{"toppedUp", described(tBool, "True when the pack was added to the key sent in X-API-Key.")},
+		{"pack", tEnum(creditPackNames()...)},
+		{"priceUsd", described(tString, "Price paid, decimal USD.")},
+		{"creditUsd", described(tString, "Credit granted, decimal USD.")},
+		{"creditMicroUsd", described(tCount, "Credit granted in micro-USD.")},
+		{"balanceUsd", described(tString, "Balance of the key after the purchase, decimal USD.")},
+		{"balanceMicroUsd", described(tCount, "Balance of the key after the purchase in micro-USD.")},
+		{"wallet", described(obj{{"type", []string{"string", "null"}}},
+			"The paying wallet; signing in with it (SIGN-IN-WITH-X) spends the same balance as the key.")},
+		{"network", described(tString, "CAIP-2 network of the payment.")},
+		{"asset", described(tString, "Asset symbol of the payment: USDC or EURC.")},
+	}))
+	registerSchema("CreditsBalance", object("Balance of an API key (docs/credits.md).", obj{
+		{"balanceUsd", described(tString, "Decimal USD.")},
+		{"balanceMicroUsd", described(tCount, "Micro-USD (USDC atomic units).")},
+		{"wallets", described(tArray(tString), "Wallets whose sign-in spends this balance, sorted; never null.")},
+		{"keys", described(tCount, "Number of API keys sharing this balance.")},
+	}))
+	registerSchema("CreditsError", object("Error body of the credits routes.", obj{
+		{"error", tEnum(codeAPIKeyRequired, codeUnknownAPIKey, codePaymentRequired, codeUnavailable)},
+		{"message", tString},
+		{"charged", tConst(false)},
+	}))
+}
+
+// apiKeyParam describes the X-API-Key header.
+func apiKeyParam(required bool) obj {
+	desc := "API key (" + ledger.KeyPrefix + " and 64 hex digits)."
+	if !required {
+		desc = "API key to top up; absent buys a new key."
+	}
+	return obj{
+		{"name", "X-API-Key"}, {"in", "header"}, {"required", required},
+		{"description", desc},
+		{"schema", tString},
+	}
+}
+
+func buyOperation(p creditPack) apiOperation {
+	return apiOperation{
+		id:     "buyCredits" + p.name,
+		params: []obj{apiKeyParam(false)},
+		responses: obj{
+			{"200", jsonResponse("Pack bought: a new key (shown once) or the top-up of X-API-Key.", ref("CreditsPurchase"))},
+			{"401", jsonResponse("X-API-Key names no key of this service (unknown_api_key); not charged.", ref("CreditsError"))},
+			{"503", jsonResponse("The server has no ledger configured; not charged.", ref("CreditsError"))},
+			{"500", refResponse("Internal")},
+		},
+	}
+}
+
+// sendCreditsError answers status with a CreditsError body.
+func sendCreditsError(c fiber.Ctx, status int, code, msg string) error {
+	return sendJSON(c, status, appendErrorBody(nil, code, msg))
+}
+
+// undoLocalsKey holds the undo of a purchase until the paywall settles.
+const undoLocalsKey = "mi.credits.undo"
+
+// UndoUnsettled takes back what the handler of an x402-paid call granted,
+// for a call whose handler answered 2xx but whose payment then failed to
+// settle. The paywall calls it before answering 402; a call that granted
+// nothing returns nil. Today only the credits buy routes grant anything: the
+// pack's credit is reversed (docs/credits.md).
+func UndoUnsettled(c fiber.Ctx) error {
+	undo, ok := c.Locals(undoLocalsKey).(func(context.Context) error)
+	if !ok {
+		return nil
+	}
+	c.Locals(undoLocalsKey, nil)
+	return undo(context.Background())
+}
+
+// purchaseBody is the CreditsPurchase schema.
+type purchaseBody struct {
+	APIKey          *string `json:"apiKey"`
+	ToppedUp        bool    `json:"toppedUp"`
+	Pack            string  `json:"pack"`
+	PriceUSD        string  `json:"priceUsd"`
+	CreditUSD       string  `json:"creditUsd"`
+	CreditMicroUSD  int64   `json:"creditMicroUsd"`
+	BalanceUSD      string  `json:"balanceUsd"`
+	BalanceMicroUSD int64   `json:"balanceMicroUsd"`
+	Wallet          *string `json:"wallet"`
+	Network         string  `json:"network"`
+	Asset           string  `json:"asset"`
+}
+
+// buyHandler serves POST /api/v1/credits/buy/{pack} for pack p. The paywall
+// has verified the x402 payment before; the handler records the purchase
+// (ledger.SQL.Buy): a new key holding the credit, or the top-up of the key
+// in X-API-Key, and the paying wallet linked to the same balance.
+func (s *Server) buyHandler(p creditPack) fiber.Handler {
+	route := creditsBuyRouteKey + p.name
+	return func(c fiber.Ctx) error {
+		if s.d.Ledger == nil {
+			return sendCreditsError(c, fiber.StatusServiceUnavailable, codeUnavailable, "credits are not available on this server")
+		}
+		pay, ok := PaymentOf(c)
+		if !ok || pay.Method != "x402" {
+			return sendCreditsError(c, fiber.StatusPaymentRequired, codePaymentRequired,
+				"credit packs are paid with x402 (USDC or EURC) only")
+		}
+		key := pay.APIKey
+		if key == "" {
+			key = c.Get("X-API-Key")
+		}
+		requestID, err := newRequestID("buy")
+		if err != nil {
+			return err
+		}
+		res, err := s.d.Ledger.Buy(c.Context(), ledger.Purchase{
+			APIKey:         key,
+			Wallet:         pay.Payer,
+			CreditMicroUSD: p.creditMicroUSD,
+			Route:          route,
+			Reason:         "pack " + p.name + " paid in " + pay.AssetSymbol + " on " + pay.Network,
+			RequestID:      requestID,
+			At:             s.d.Now(),
+		})
+		if errors.Is(err, ledger.ErrUnknownKey) {
+			return sendCreditsError(c, fiber.StatusUnauthorized, codeUnknownAPIKey,
+				"X-API-Key is not a key of this service; send no X-API-Key to buy a new key")
+		}
+		if err != nil {
+			return err
+		}
+		c.Locals(undoLocalsKey, func(ctx context.Context) error {
+			_, err := s.d.Ledger.ReversePurchase(ctx, requestID)
+			return err
+		})
+		body := purchaseBody{
+			ToppedUp:        res.APIKey == "",
+			Pack:            p.name,
+			PriceUSD:        priceUSD(p.priceMicroUSD),
+			CreditUSD:       priceUSD(p.creditMicroUSD),
+			CreditMicroUSD:  p.creditMicroUSD,
+			BalanceUSD:      priceUSD(res.BalanceMicroUSD),
+			BalanceMicroUSD: res.BalanceMicroUSD,
+			Network:         pay.Network,
+			Asset:           pay.AssetSymbol,
+		}
+		if res.APIKey != "" {
+			body.APIKey = &res.APIKey
+		}
+		if w := ledger.NormalizeWallet(pay.Payer); w != "" {
+			body.Wallet = &w
+		}
+		b, err := json.Marshal(body)
+		if err != nil {
+			return err
+		}
+		c.Set(fiber.HeaderCacheControl, "no-store")
+		return sendJSON(c, fiber.StatusOK, b)
+	}
+}
+
+// handleBuyUnknownPack answers 400 for a pack that is not sold.
+func (s *Server) handleBuyUnknownPack(c fiber.Ctx) error {
+	return sendParamError(c, &paramError{
+		param:        "pack",
+		message:      "pack must be one of 5, 20, 50 (USD)",
+		acceptedList: creditPackNames(),
+	})
+}
+
+// balanceBody is the CreditsBalance schema.
+type balanceBody struct {
+	BalanceUSD      string   `json:"balanceUsd"`
+	BalanceMicroUSD int64    `json:"balanceMicroUsd"`
+	Wallets         []string `json:"wallets"`
+	Keys            int      `json:"keys"`
+}
+
+// handleCreditsBalance serves GET /api/v1/credits/balance: free, needs
+// X-API-Key; 401 without it or for a key the ledger does not know.
+func (s *Server) handleCreditsBalance(c fiber.Ctx) error {
+	if s.d.Ledger == nil {
+		return sendCreditsError(c, fiber.StatusServiceUnavailable, codeUnavailable, "credits are not available on this server")
+	}
+	key := c.Get("X-API-Key")
+	if key == "" {
+		return sendCreditsError(c, fiber.StatusUnauthorized, codeAPIKeyRequired, "send the API key in the X-API-Key header")
+	}
+	a, err := s.d.Ledger.KeyAccount(c.Context(), key)
+	if errors.Is(err, ledger.ErrUnknownKey) {
+		return sendCreditsError(c, fiber.StatusUnauthorized, codeUnknownAPIKey, "X-API-Key is not a key of this service")
+	}
+	if err != nil {
+		return err
+	}
+	body := balanceBody{BalanceUSD: priceUSD(a.BalanceMicroUSD), BalanceMicroUSD: a.BalanceMicroUSD, Wallets: a.Wallets, Keys: a.Keys}
+	if body.Wallets == nil {
+		body.Wallets = []string{}
+	}
+	b, err := json.Marshal(body)
+	if err != nil {
+		return err
+	}
+	c.Set(fiber.HeaderCacheControl, "no-store")
+	return sendJSON(c, fiber.StatusOK, b)
+}
+
+// newRequestID is a random id for a ledger entry of this call.
+func newRequestID(prefix string) (string, error) {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	return prefix + "-" + hex.EncodeToString(b[:]) + "-" + time.Now().UTC().Format("20060102T150405"), nil
+}
