@@ -163,7 +163,7 @@ func (pw *X402Paywall) serve(c fiber.Ctx, pr *paidRoute, next fiber.Handler) err
 }
 
 func (pw *X402Paywall) charge(pr *paidRoute) ledger.Charge {
-	return ledger.Charge{Route: pr.key, AmountMicroUSD: pr.r.PriceMicroUSD, RequestID: newRequestID(), At: pw.c.Now()}
+	return ledger.Charge{Route: pr.key, AmountMicroUSD: pr.r.PriceMicroUSD, RequestID: newChargeID(), At: pw.c.Now()}
 }
 
 // refundContext outlives the request so a refund is not lost when the
@@ -311,7 +311,11 @@ func (pw *X402Paywall) payWithX402(c fiber.Ctx, pr *paidRoute, header, apiKey st
 		pw.c.Logger.Warn("payment settlement failed", "route", pr.key, "network", req.Network, "payer", payer, "reason", x402.Reason(err))
 		resp.Success, resp.ErrorReason, resp.Transaction = false, x402.Reason(err), ""
 		resp.Network, resp.Payer = req.Network, payer
-		// Drop the handler's answer: no data without payment.
+		// Take back what the handler granted (credits bought), then drop
+		// its answer: no data without payment.
+		if uerr := UndoUnsettled(c); uerr != nil {
+			pw.c.Logger.Error("cannot undo an unsettled call", "route", pr.key, "err", uerr)
+		}
 		c.Response().ResetBody()
 		c.Response().Header.Del(fiber.HeaderContentEncoding)
 		if h, herr := x402.EncodeHeader(resp); herr == nil {
@@ -400,8 +404,8 @@ func (pw *X402Paywall) quote(c fiber.Ctx, pr *paidRoute, code, msg string, si *s
 	return sendJSON(c, fiber.StatusPaymentRequired, body)
 }
 
-// newRequestID is a random id tying a debit to its refund.
-func newRequestID() string {
+// newChargeID is a random id tying a debit to its refund.
+func newChargeID() string {
 	var b [12]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		panic("BUG: crypto/rand failed: " + err.Error())
