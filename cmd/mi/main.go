@@ -99,6 +99,7 @@ func cmdRun(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("mi run", flag.ContinueOnError)
 	dataDir := fs.String("data-dir", "./data", "data directory (embedded broker logs, ground truth)")
 	httpAddr := fs.String("http-addr", ":8080", "address of the HTTP API")
+	pay := addPaymentFlags(fs) // payments.go
 	var srcs stringList
 	fs.Var(&srcs, "source", `trade source, repeatable: "sim[:seed=N,start=RFC3339,duration=D,rate=X,events=X,speed=max]" or "replay:PATH[,PATH...]" (default sim)`)
 	speed := fs.String("replay-speed", "max", "replay pace: max, or a multiple of real time")
@@ -155,7 +156,12 @@ func cmdRun(ctx context.Context, args []string) error {
 	stats := pipeline.NewStats()
 	proc := &pipeline.ProcessStats{}
 	progress := newProgress(os.Stderr, log)
-	srv := query.New(query.Deps{Views: v, Stats: stats, Version: version, Logger: log})
+	store, paywall, err := pay.build(ctx, *dataDir, log) // payments.go
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	srv := query.New(query.Deps{Views: v, Stats: stats, Version: version, Logger: log, Paywall: paywall, Ledger: store})
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
