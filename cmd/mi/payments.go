@@ -24,11 +24,11 @@ import (
 // (docs/payments.md).
 type paymentFlags struct {
 	publicURL, payToEVM, payToSolana, solanaFeePayer string
-	networks, settlement, facilitatorURL              string
-	relayerKeyFile, databaseURL                       string
-	operatorName, operatorURL, securityContact        string
-	unpaidPerMinute                                   int
-	rpc                                               stringList
+	networks, settlement, facilitatorURL             string
+	relayerKeyFile, databaseURL                      string
+	operatorName, operatorURL, securityContact       string
+	unpaidPerMinute                                  int
+	rpc                                              stringList
 }
 
 // defaultNetworks are the networks quoted by default (spec §5.1).
