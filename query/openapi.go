@@ -206,8 +206,7 @@ func operation(r Route) obj {
 	responses := op.responses
 	if r.PriceMicroUSD > 0 {
 		responses = append(obj{}, responses...)
-		responses = append(responses, kv{"402", obj{{"description",
-			"Payment required (x402): the call costs x-price-usd USD in USDC."}}})
+		responses = append(responses, paymentRequiredResponses()...) // see pricing_openapi.go
 	}
 	o = append(o, kv{"responses", responses})
 	o = append(o, kv{"x-price-usd", priceUSD(r.PriceMicroUSD)}, kv{"x-price-micro-usd", r.PriceMicroUSD})

@@ -181,6 +181,12 @@ func TestOpenAPIDocument(t *testing.T) {
 		"post /api/v1/credits/buy/{pack}": "0 0 pack:path",
 		"get /api/v1/credits/balance":     "0 0 X-API-Key:header",
 	}
+	// Pricing routes (pricing.go).
+	want["get /pricing"] = "0 0 format:query"
+	want["get /transparency"] = "0 0"
+	want["get /.well-known/x402-resources"] = "0 0"
+	want["get /x402-resources"] = "0 0"
+	want["get /.well-known/security.txt"] = "0 0"
 	got := map[string]string{}
 	for p, item := range doc.Paths {
 		for m, o := range item {

@@ -153,6 +153,14 @@ const (
 	priceSnapshot           = 1_000
 )
 
+// middlewares run before every route, in registration order (CORS, the
+// HTTP metrics);
+// feature files add theirs with registerMiddleware in an init function.
+var middlewares []func(*Server) fiber.Handler
+
+// registerMiddleware adds an app-wide middleware to every Server.
+func registerMiddleware(m func(*Server) fiber.Handler) { middlewares = append(middlewares, m) }
+
 // routeGroups are the route tables of feature files (history, payments,
 // alerts, MCP, ...), registered with registerRoutes in an init function.
 var routeGroups []func(*Server) []Route
@@ -161,13 +169,6 @@ var routeGroups []func(*Server) []Route
 // feature also adds its operations to apiOperations and its schemas with
 // registerSchema, in the same file or next to it.
 func registerRoutes(group func(*Server) []Route) { routeGroups = append(routeGroups, group) }
-
-// middlewares build the handlers every request passes through before its
-// route (e.g. the HTTP metrics), registered with registerMiddleware in an
-// init function.
-var middlewares []func(*Server) fiber.Handler
-
-func registerMiddleware(mw func(*Server) fiber.Handler) { middlewares = append(middlewares, mw) }
 
 // table returns the route table: the intelligence routes below, then every
 // registered group in registration order.

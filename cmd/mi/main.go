@@ -116,6 +116,7 @@ func cmdRun(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("mi run", flag.ContinueOnError)
 	dataDir := fs.String("data-dir", "./data", "data directory (embedded broker logs, ground truth)")
 	httpAddr := fs.String("http-addr", ":8080", "address of the HTTP API")
+	pay := addPaymentFlags(fs) // payments.go
 	var srcs stringList
 	fs.Var(&srcs, "source", `trade source, repeatable: "sim[:seed=N,start=RFC3339,duration=D,rate=X,events=X,speed=max]" or "replay:PATH[,PATH...]" (default: the live sources of --sources-config)`)
 	sourcesConfig := fs.String("sources-config", "", "live sources configuration (JSON, see docs/venues.md); empty uses the built-in default deploy/sources.default.json when no --source is given")
@@ -170,9 +171,14 @@ func cmdRun(ctx context.Context, args []string) error {
 	stats := pipeline.NewStats()
 	proc := &pipeline.ProcessStats{}
 	progress := newProgress(os.Stderr, log)
+	store, paywall, err := pay.build(ctx, *dataDir, log) // payments.go
+	if err != nil {
+		return err
+	}
+	defer store.Close()
 	lv := views.NewLiquidity()
 	evmdex.SetPoolEventSink(lv.Apply)
-	srv := query.New(query.Deps{Views: v, Stats: stats, Version: version, Logger: log, Liquidity: lv})
+	srv := query.New(query.Deps{Views: v, Stats: stats, Version: version, Logger: log, Paywall: paywall, Ledger: store, Liquidity: lv})
 	var live []sources.Source
 	if rl == nil || slices.Contains(rl, "ingest") {
 		if live, err = liveSources(srcs, *sourcesConfig, stats, log); err != nil {

@@ -1,0 +1,126 @@
+package query
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pb33f/libopenapi"
+	validator "github.com/pb33f/libopenapi-validator"
+	"github.com/pb33f/libopenapi-validator/config"
+
+	"github.com/marketintel/mi/query/ledger"
+	"github.com/marketintel/mi/query/x402"
+)
+
+// newPricedServer is a server with a paywall quoting Base, Polygon,
+// Arbitrum and Solana USDC; its settlement backend is never reached.
+func newPricedServer(t *testing.T, unpaidPerMinute int) *Server {
+	t.Helper()
+	store, err := ledger.Open(t.Context(), "sqlite:"+filepath.Join(t.TempDir(), "ledger.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = store.Close() })
+	payTo := "0x209693Bc6afc0C5328bA36FaF03C514EF312287C"
+	var offers []x402.Offer
+	for _, n := range []string{x402.NetworkBase, x402.NetworkPolygon, x402.NetworkArbitrum} {
+		offers = append(offers, x402.Offer{Network: n, Asset: x402.KnownAssets[n][0], PayTo: payTo})
+	}
+	offers = append(offers, x402.Offer{Network: x402.NetworkSolana, Asset: x402.KnownAssets[x402.NetworkSolana][0],
+		PayTo: "CKPKJWNdJEqa81x7CkZ14BVPiY6y16Sxs7owznqtWYp5", FeePayer: "CKPKJWNdJEqa81x7CkZ14BVPiY6y16Sxs7owznqtWYp5"})
+	pw, err := NewPaywall(PaywallConfig{Store: store, Offers: offers, Settler: &x402.Facilitator{URL: "http://127.0.0.1:1"},
+		PublicURL: "https://api.example.com", UnpaidPerMinute: unpaidPerMinute,
+		Operator: Operator{Name: "Example Markets", URL: "https://example.com", SecurityContact: "mailto:security@example.com"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return newTestServer(nil, pw, fullDoc())
+}
+
+// TestPricingRoutesMatchOpenAPI: the pricing routes, the 402 of a paid
+// route and the 429 of the unpaid limit match openapi.json (strict), and
+// the prices shown are the route table's.
+func TestPricingRoutesMatchOpenAPI(t *testing.T) {
+	s := newPricedServer(t, 3)
+	app := s.App()
+	status, _, doc := do(t, app, http.MethodGet, openAPIPath)
+	if status != 200 {
+		t.Fatal(status)
+	}
+	document, err := libopenapi.NewDocument([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, errs := validator.NewValidator(document, config.WithStrictMode(), config.WithFormatAssertions(),
+		config.WithStrictIgnorePaths("$.body.billingPolicy.*", "$.body.extensions.*", "$.body.accepts[*].extra.*",
+			"$.body.resources[*].accepts[*].extra.*"))
+	if len(errs) > 0 {
+		t.Fatalf("validator: %v", errs)
+	}
+	check := func(target string, want int) map[string]any {
+		t.Helper()
+		req := httptest.NewRequest(http.MethodGet, target, nil)
+		resp, err := app.Test(httptest.NewRequest(http.MethodGet, target, nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body = io.NopCloser(bytes.NewReader(body))
+		if resp.StatusCode != want {
+			t.Fatalf("GET %s: %d, want %d: %s", target, resp.StatusCode, want, body)
+		}
+		if ok, errs := v.ValidateHttpResponse(req, resp); !ok {
+			t.Fatalf("GET %s: %s\ndoes not match the document:%s", target, body, describeErrors(errs))
+		}
+		var m map[string]any
+		_ = json.Unmarshal(body, &m)
+		return m
+	}
+	pricing := check("/pricing?format=json", 200)
+	check("/pricing?format=xml", 400)
+	routes := pricing["routes"].([]any)
+	prices := map[string]float64{}
+	for _, r := range routes {
+		e := r.(map[string]any)
+		prices[e["method"].(string)+" "+e["path"].(string)] = e["priceMicroUsd"].(float64)
+	}
+	for _, r := range s.Routes() {
+		if got := prices[r.Method+" "+openAPIPathOf(r.Path)]; got != float64(r.PriceMicroUSD) {
+			t.Errorf("/pricing %s %s: %v, want %d", r.Method, r.Path, got, r.PriceMicroUSD)
+		}
+	}
+	tr := check("/transparency", 200)
+	if tr["operator"].(map[string]any)["name"] != "Example Markets" || len(tr["prices"].([]any)) != len(routes) {
+		t.Fatalf("transparency %v", tr)
+	}
+	res := check("/.well-known/x402-resources", 200)
+	check("/x402-resources", 200)
+	items := res["resources"].([]any)
+	first := items[0].(map[string]any)
+	if len(first["accepts"].([]any)) != 4 || first["resource"] != "https://api.example.com/api/v1/intelligence" {
+		t.Fatalf("x402-resources %v", first)
+	}
+	status, ct, txt := do(t, app, http.MethodGet, "/.well-known/security.txt")
+	if status != 200 || !strings.HasPrefix(ct, "text/plain") || !strings.Contains(txt, "Contact: mailto:security@example.com\n") ||
+		!strings.Contains(txt, "Expires: ") || !strings.Contains(txt, "Canonical: https://api.example.com/.well-known/security.txt") {
+		t.Fatalf("security.txt %d %s %q", status, ct, txt)
+	}
+	// The 402 of a paid route, header and body; then the unpaid limit.
+	q := check("/api/v1/intelligence/BTCUSD", 402)
+	nets := []string{}
+	for _, a := range q["accepts"].([]any) {
+		nets = append(nets, a.(map[string]any)["network"].(string))
+	}
+	if strings.Join(nets, ",") != "eip155:8453,eip155:137,eip155:42161,"+x402.NetworkSolana {
+		t.Fatalf("networks %v", nets)
+	}
+	check("/api/v1/intelligence/BTCUSD", 402)
+	check("/api/v1/intelligence", 402)
+	check("/api/v1/intelligence/BTCUSD", 429)
+}

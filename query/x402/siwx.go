@@ -1,0 +1,298 @@
+package x402
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math/big"
+	"strings"
+	"time"
+
+	"github.com/ethereum/go-ethereum"
+	"github.com/ethereum/go-ethereum/accounts"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/marketintel/mi/query/ledger"
+)
+
+// ExtensionSignIn is the key of the Sign-In-With-X extension.
+const ExtensionSignIn = "sign-in-with-x"
+
+// SignInMaxAge is how long a sign-in proof is valid after its issuedAt.
+const SignInMaxAge = 5 * time.Minute
+
+// signInSkew tolerates clocks of clients slightly ahead of ours.
+const signInSkew = 30 * time.Second
+
+// SignInInfo is the CAIP-122 challenge of the extension (its `info`), and
+// the fields a proof echoes.
+type SignInInfo struct {
+	Domain         string   `json:"domain"`
+	URI            string   `json:"uri"`
+	Version        string   `json:"version"`
+	Nonce          string   `json:"nonce"`
+	IssuedAt       string   `json:"issuedAt"`
+	ExpirationTime string   `json:"expirationTime,omitempty"`
+	NotBefore      string   `json:"notBefore,omitempty"`
+	RequestID      string   `json:"requestId,omitempty"`
+	Statement      string   `json:"statement,omitempty"`
+	Resources      []string `json:"resources,omitempty"`
+}
+
+// SupportedChain is a chain a wallet may sign in with.
+type SupportedChain struct {
+	ChainID string `json:"chainId"`
+	Type    string `json:"type"`
+}
+
+// SignInExtension is extensions["sign-in-with-x"] of a 402.
+type SignInExtension struct {
+	Info            SignInInfo       `json:"info"`
+	SupportedChains []SupportedChain `json:"supportedChains"`
+	Schema          map[string]any   `json:"schema"`
+}
+
+// SignInProof is the decoded SIGN-IN-WITH-X header.
+type SignInProof struct {
+	SignInInfo
+	ChainID         string `json:"chainId"`
+	Type            string `json:"type"`
+	Address         string `json:"address"`
+	Signature       string `json:"signature"`
+	SignatureScheme string `json:"signatureScheme,omitempty"`
+}
+
+// ErrSignInUsed: the proof was presented before.
+var ErrSignInUsed = errors.New("sign-in proof already used")
+
+// signInSchema is the JSON schema of a proof, sent with every challenge.
+var signInSchema = map[string]any{
+	"$schema": "https://json-schema.org/draft/2020-12/schema",
+	"type":    "object",
+	"properties": map[string]any{
+		"domain": map[string]any{"type": "string"}, "address": map[string]any{"type": "string"},
+		"statement": map[string]any{"type": "string"}, "uri": map[string]any{"type": "string", "format": "uri"},
+		"version": map[string]any{"type": "string"}, "chainId": map[string]any{"type": "string"},
+		"type": map[string]any{"type": "string"}, "nonce": map[string]any{"type": "string"},
+		"issuedAt":       map[string]any{"type": "string", "format": "date-time"},
+		"expirationTime": map[string]any{"type": "string", "format": "date-time"},
+		"notBefore":      map[string]any{"type": "string", "format": "date-time"},
+		"requestId":      map[string]any{"type": "string"},
+		"resources":      map[string]any{"type": "array", "items": map[string]any{"type": "string", "format": "uri"}},
+		"signature":      map[string]any{"type": "string"},
+	},
+	"required": []string{"domain", "address", "uri", "version", "chainId", "type", "nonce", "issuedAt", "signature"},
+}
+
+// ProofStore records used proofs; ledger.Store is one.
+type ProofStore interface {
+	ReserveProof(ctx context.Context, proofID string, expires time.Time) error
+}
+
+// SignIn issues Sign-In-With-X challenges and verifies proofs for one
+// public origin. EVM proofs are EIP-4361 (SIWE) messages signed with
+// EIP-191; a contract wallet is checked with EIP-1271 isValidSignature over
+// RPC when Callers has a client for its chain.
+type SignIn struct {
+	// Domain is our host without port; a proof for another domain fails.
+	Domain string
+	// Origin is scheme://host[:port]; a proof's uri must start with it.
+	Origin string
+	// Chains are the chains offered in supportedChains (eip155 only).
+	Chains []string
+	// Statement is the human-readable line of the challenge.
+	Statement string
+	// Store makes each proof usable once.
+	Store ProofStore
+	// Callers are RPC clients per eip155 network for EIP-1271; optional.
+	Callers map[string]ethereum.ContractCaller
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+func (s *SignIn) now() time.Time {
+	if s.Now == nil {
+		return time.Now()
+	}
+	return s.Now()
+}
+
+// Challenge returns a fresh extension entry for a resource URL: a new
+// random nonce (16 bytes, 32 hex chars) and issuedAt now.
+func (s *SignIn) Challenge(resourceURL string) SignInExtension {
+	var n [16]byte
+	if _, err := rand.Read(n[:]); err != nil {
+		panic("BUG: crypto/rand failed: " + err.Error())
+	}
+	now := s.now().UTC()
+	ext := SignInExtension{
+		Info: SignInInfo{
+			Domain:         s.Domain,
+			URI:            resourceURL,
+			Version:        "1",
+			Nonce:          hex.EncodeToString(n[:]),
+			IssuedAt:       now.Format("2006-01-02T15:04:05.000Z"),
+			ExpirationTime: now.Add(SignInMaxAge).Format("2006-01-02T15:04:05.000Z"),
+			Statement:      s.Statement,
+			Resources:      []string{resourceURL},
+		},
+		Schema: signInSchema,
+	}
+	for _, c := range s.Chains {
+		if IsEVM(c) {
+			ext.SupportedChains = append(ext.SupportedChains, SupportedChain{ChainID: c, Type: "eip191"})
+		}
+	}
+	return ext
+}
+
+// DecodeSignIn decodes a SIGN-IN-WITH-X value (standard base64 JSON).
+func DecodeSignIn(v string) (*SignInProof, error) {
+	var p SignInProof
+	if err := decodeHeader(v, &p); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrSignInInvalid, err)
+	}
+	if p.Domain == "" || p.Address == "" || p.URI == "" || p.Version == "" || p.ChainID == "" ||
+		p.Nonce == "" || p.IssuedAt == "" || p.Signature == "" {
+		return nil, fmt.Errorf("%w: domain, address, uri, version, chainId, nonce, issuedAt and signature are required", ErrSignInInvalid)
+	}
+	return &p, nil
+}
+
+// SIWEMessage is the EIP-4361 text of p, as @signinwithethereum/siwe's
+// prepareMessage writes it.
+func SIWEMessage(p *SignInProof) (string, error) {
+	chainID, err := ChainID(p.ChainID)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	b.WriteString(p.Domain + " wants you to sign in with your Ethereum account:\n" + p.Address + "\n")
+	if p.Statement != "" {
+		b.WriteString("\n" + p.Statement + "\n")
+	}
+	b.WriteString("\nURI: " + p.URI + "\nVersion: " + p.Version + "\nChain ID: " + chainID.String() +
+		"\nNonce: " + p.Nonce + "\nIssued At: " + p.IssuedAt)
+	if p.ExpirationTime != "" {
+		b.WriteString("\nExpiration Time: " + p.ExpirationTime)
+	}
+	if p.NotBefore != "" {
+		b.WriteString("\nNot Before: " + p.NotBefore)
+	}
+	if p.RequestID != "" {
+		b.WriteString("\nRequest ID: " + p.RequestID)
+	}
+	if len(p.Resources) > 0 {
+		b.WriteString("\nResources:")
+		for _, r := range p.Resources {
+			b.WriteString("\n- " + r)
+		}
+	}
+	return b.String(), nil
+}
+
+// Verify checks p: our domain, a uri under our origin, a supported chain,
+// issuedAt within the last 5 minutes and not in the future, expirationTime
+// and notBefore, the signature (EOA recovery, else EIP-1271 when an RPC is
+// configured), then reserves the proof so it is accepted once. It returns
+// the wallet as a lower-case 0x address.
+func (s *SignIn) Verify(ctx context.Context, p *SignInProof) (string, error) {
+	if p.Domain != s.Domain || !strings.HasPrefix(p.URI, s.Origin) {
+		return "", ErrSignInDomain
+	}
+	if p.Version != "1" {
+		return "", fmt.Errorf("%w: version %q", ErrSignInInvalid, p.Version)
+	}
+	supported := false
+	for _, c := range s.Chains {
+		supported = supported || (c == p.ChainID && IsEVM(c))
+	}
+	if !supported || (p.Type != "" && p.Type != "eip191" && p.Type != "eip1271") {
+		return "", fmt.Errorf("%w: %q", ErrSignInUnsupported, p.ChainID)
+	}
+	if !common.IsHexAddress(p.Address) {
+		return "", fmt.Errorf("%w: address", ErrSignInInvalid)
+	}
+	now := s.now()
+	issued, err := time.Parse(time.RFC3339Nano, p.IssuedAt)
+	if err != nil {
+		return "", fmt.Errorf("%w: issuedAt", ErrSignInInvalid)
+	}
+	if issued.After(now.Add(signInSkew)) || now.Sub(issued) > SignInMaxAge {
+		return "", ErrSignInExpired
+	}
+	if p.ExpirationTime != "" {
+		exp, err := time.Parse(time.RFC3339Nano, p.ExpirationTime)
+		if err != nil || !exp.After(now) {
+			return "", ErrSignInExpired
+		}
+	}
+	if p.NotBefore != "" {
+		nb, err := time.Parse(time.RFC3339Nano, p.NotBefore)
+		if err != nil || nb.After(now) {
+			return "", ErrSignInExpired
+		}
+	}
+	msg, err := SIWEMessage(p)
+	if err != nil {
+		return "", err
+	}
+	hash := accounts.TextHash([]byte(msg))
+	sig, err := hexutil.Decode(p.Signature)
+	if err != nil {
+		return "", fmt.Errorf("%w: signature is not 0x hex", ErrSignInSignature)
+	}
+	addr := common.HexToAddress(p.Address)
+	if !s.eoaSigned(hash, sig, addr) && !s.contractSigned(ctx, p.ChainID, hash, sig, addr) {
+		return "", ErrSignInSignature
+	}
+	if err := s.Store.ReserveProof(ctx, "siwx:"+hexutil.Encode(hash), issued.Add(SignInMaxAge+signInSkew)); err != nil {
+		if errors.Is(err, ledger.ErrProofUsed) {
+			return "", ErrSignInUsed
+		}
+		return "", fmt.Errorf("cannot reserve the sign-in proof: %w", err)
+	}
+	return strings.ToLower(addr.Hex()), nil
+}
+
+// eoaSigned reports whether sig is a low-s EIP-191 signature of hash by addr.
+func (s *SignIn) eoaSigned(hash, sig []byte, addr common.Address) bool {
+	if len(sig) != crypto.SignatureLength {
+		return false
+	}
+	rsv := append([]byte(nil), sig...)
+	if rsv[64] >= 27 {
+		rsv[64] -= 27
+	}
+	if rsv[64] > 1 || new(big.Int).SetBytes(rsv[32:64]).Cmp(secp256k1HalfN) > 0 {
+		return false
+	}
+	pub, err := crypto.SigToPub(hash, rsv)
+	return err == nil && crypto.PubkeyToAddress(*pub) == addr
+}
+
+// eip1271Magic is isValidSignature's success value.
+var eip1271Magic = []byte{0x16, 0x26, 0xba, 0x7e}
+
+// contractSigned asks the wallet contract at addr whether sig signs hash
+// (EIP-1271), when an RPC client is configured for the chain.
+func (s *SignIn) contractSigned(ctx context.Context, chain string, hash, sig []byte, addr common.Address) bool {
+	c := s.Callers[chain]
+	if c == nil {
+		return false
+	}
+	// isValidSignature(bytes32,bytes): selector, hash, offset 64, length, data.
+	data := append([]byte{}, eip1271Magic...)
+	data = append(data, common.LeftPadBytes(hash, 32)...)
+	data = append(data, common.LeftPadBytes(big.NewInt(64).Bytes(), 32)...)
+	data = append(data, common.LeftPadBytes(big.NewInt(int64(len(sig))).Bytes(), 32)...)
+	data = append(data, common.RightPadBytes(sig, (len(sig)+31)/32*32)...)
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	out, err := c.CallContract(ctx, ethereum.CallMsg{To: &addr, Data: data}, nil)
+	return err == nil && len(out) >= 4 && string(out[:4]) == string(eip1271Magic)
+}
