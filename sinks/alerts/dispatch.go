@@ -1,0 +1,458 @@
+package alerts
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"crypto/tls"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// Delivery headers (spec §6).
+const (
+	HeaderEvent        = "X-MI-Event"
+	HeaderDelivery     = "X-MI-Delivery"
+	HeaderSubscription = "X-MI-Subscription"
+	HeaderTimestamp    = "X-MI-Timestamp"
+	HeaderSignature    = "X-MI-Signature"
+)
+
+// Delivery limits.
+const (
+	// AttemptTimeout bounds one attempt: a 2xx must arrive within it.
+	AttemptTimeout = 10 * time.Second
+	// MaxResponseBytes is how much of a receiver's answer is read.
+	MaxResponseBytes = 64 << 10
+)
+
+// Body is the JSON body of a delivery (spec §2.10).
+type Body struct {
+	ID             string          `json:"id"`
+	SubscriptionID string          `json:"subscriptionId"`
+	Event          string          `json:"event"`
+	Symbol         string          `json:"symbol"`
+	OccurredAt     time.Time       `json:"occurredAt"`
+	Data           json.RawMessage `json:"data"`
+	DeliveriesLeft int             `json:"deliveriesLeft"`
+	ExpiresAt      time.Time       `json:"expiresAt"`
+}
+
+// Sign returns the X-MI-Signature value of body sent at timestamp (the
+// X-MI-Timestamp value): "sha256=" and the hex HMAC-SHA256 of
+// timestamp + "." + body keyed with secret.
+func Sign(secret, timestamp string, body []byte) string {
+	m := hmac.New(sha256.New, []byte(secret))
+	m.Write([]byte(timestamp))
+	m.Write([]byte{'.'})
+	m.Write(body)
+	return "sha256=" + hex.EncodeToString(m.Sum(nil))
+}
+
+// Verify reports whether signature is the signature of body sent at
+// timestamp, and timestamp is within tolerance of now. Receivers written in
+// Go can use it as is.
+func Verify(secret, timestamp string, body []byte, signature string, now time.Time, tolerance time.Duration) bool {
+	ts, err := strconv.ParseInt(timestamp, 10, 64)
+	if err != nil {
+		return false
+	}
+	if d := now.Sub(time.Unix(ts, 0)); d > tolerance || d < -tolerance {
+		return false
+	}
+	return hmac.Equal([]byte(Sign(secret, timestamp, body)), []byte(signature))
+}
+
+// DispatcherConfig configures a Dispatcher.
+type DispatcherConfig struct {
+	// Workers bounds the deliveries in flight; default 64.
+	Workers int
+	// PerHost bounds the deliveries in flight to one host; default 16.
+	PerHost int
+	// Poll is the wait between two looks at the outbox when it had nothing
+	// due; default 250ms.
+	Poll time.Duration
+	// Lease is how long a claimed delivery is kept from other dispatchers;
+	// a dispatcher that dies mid-delivery has its deliveries sent again,
+	// with the same delivery id, once the lease ends. Default 2 minutes.
+	Lease time.Duration
+	// Safety decides which targets may be reached.
+	Safety Safety
+	// TLS, when set, is the client TLS configuration (tests add the test
+	// receiver's CA); nil uses the system roots.
+	TLS *tls.Config
+	// Logger receives delivery failures; nil discards.
+	Logger *slog.Logger
+}
+
+// Dispatcher sends the due deliveries of a Store. Several dispatchers on
+// one database share the work through leases.
+type Dispatcher struct {
+	st     *Store
+	cfg    DispatcherConfig
+	client *http.Client
+	log    *slog.Logger
+
+	mu    sync.Mutex
+	hosts map[string]chan struct{}
+}
+
+// NewDispatcher returns a dispatcher of st's outbox.
+func NewDispatcher(st *Store, cfg DispatcherConfig) *Dispatcher {
+	if cfg.Workers <= 0 {
+		cfg.Workers = 64
+	}
+	if cfg.PerHost <= 0 {
+		cfg.PerHost = 16
+	}
+	if cfg.Poll <= 0 {
+		cfg.Poll = 250 * time.Millisecond
+	}
+	if cfg.Lease <= 0 {
+		cfg.Lease = 2 * time.Minute
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	tr := &http.Transport{
+		Proxy:               nil, // never through an environment proxy: the address check must see the target
+		DialContext:         cfg.Safety.DialContext,
+		TLSClientConfig:     cfg.TLS,
+		ForceAttemptHTTP2:   true,
+		MaxConnsPerHost:     cfg.PerHost,
+		MaxIdleConnsPerHost: cfg.PerHost,
+		IdleConnTimeout:     90 * time.Second,
+		TLSHandshakeTimeout: AttemptTimeout,
+	}
+	return &Dispatcher{
+		st: st, cfg: cfg, log: cfg.Logger, hosts: map[string]chan struct{}{},
+		client: &http.Client{
+			Transport: tr,
+			Timeout:   AttemptTimeout,
+			CheckRedirect: func(*http.Request, []*http.Request) error {
+				return http.ErrUseLastResponse // a 3xx is an answer, and not a 2xx
+			},
+		},
+	}
+}
+
+// claimed is a delivery taken for sending.
+type claimed struct {
+	id, subID, eventID string
+	attempts           int
+	free               bool
+}
+
+// claim takes up to n due deliveries of active subscriptions, leases them
+// and reserves one delivery of the pack for each (a subscription whose pack
+// has no delivery left gets none claimed).
+func (d *Dispatcher) claim(ctx context.Context, n int) ([]claimed, error) {
+	st := d.st
+	now := st.now().UnixNano()
+	lock := ""
+	if st.dialect == DialectPostgres {
+		lock = " FOR UPDATE OF d SKIP LOCKED"
+	}
+	var out []claimed
+	err := st.tx(ctx, func(tx *sql.Tx) error {
+		out = out[:0]
+		rows, err := tx.QueryContext(ctx, st.q(`SELECT d.id, d.subscription_id, d.event_id, d.attempts, d.reserved
+			FROM alert_deliveries d JOIN alert_subscriptions s ON s.id = d.subscription_id
+			WHERE d.state = ? AND d.free = 0 AND d.next_attempt_at <= ? AND d.lease_until <= ?
+			AND s.status = ? AND s.expires_at > ?
+			ORDER BY d.next_attempt_at, d.id LIMIT ?`+lock),
+			DeliveryPending, now, now, StatusActive, now, n)
+		if err != nil {
+			return err
+		}
+		type cand struct {
+			claimed
+			reserved bool
+		}
+		var cs []cand
+		for rows.Next() {
+			var c cand
+			var res int
+			if err := rows.Scan(&c.id, &c.subID, &c.eventID, &c.attempts, &res); err != nil {
+				rows.Close()
+				return err
+			}
+			c.reserved = res == 1
+			cs = append(cs, c)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		lease := now + d.cfg.Lease.Nanoseconds()
+		for _, c := range cs {
+			if !c.reserved {
+				r, err := tx.ExecContext(ctx, st.q(`UPDATE alert_subscriptions SET deliveries_left = deliveries_left - 1 WHERE id = ? AND deliveries_left > 0`), c.subID)
+				if err != nil {
+					return err
+				}
+				if k, _ := r.RowsAffected(); k == 0 {
+					continue // pack used up
+				}
+			}
+			if _, err := tx.ExecContext(ctx, st.q(`UPDATE alert_deliveries SET lease_until = ?, reserved = 1 WHERE id = ?`), lease, c.id); err != nil {
+				return err
+			}
+			out = append(out, c.claimed)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("cannot claim deliveries: %w", err)
+	}
+	return out, nil
+}
+
+// Result is the outcome of one attempt.
+type Result struct {
+	DeliveryID string `json:"deliveryId"`
+	Delivered  bool   `json:"delivered"`
+	// Status is the receiver's HTTP status; 0 when none arrived.
+	Status int `json:"status"`
+	// Error says why the attempt failed; empty on success.
+	Error string `json:"error,omitempty"`
+}
+
+// Run sends due deliveries until ctx ends, and prunes events older than 14
+// days once an hour.
+func (d *Dispatcher) Run(ctx context.Context) error {
+	sem := make(chan struct{}, d.cfg.Workers)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	lastPrune := time.Time{}
+	for {
+		if ctx.Err() != nil {
+			return nil
+		}
+		if time.Since(lastPrune) > time.Hour {
+			lastPrune = time.Now()
+			if _, err := d.st.Prune(ctx); err != nil {
+				d.log.Warn("cannot prune alert events", "err", err)
+			}
+		}
+		free := d.cfg.Workers - len(sem)
+		var cs []claimed
+		if free > 0 {
+			var err error
+			cs, err = d.claim(ctx, free)
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil
+				}
+				d.log.Warn("cannot claim alert deliveries", "err", err)
+			}
+		}
+		for _, c := range cs {
+			sem <- struct{}{}
+			wg.Add(1)
+			go func() {
+				defer func() { <-sem; wg.Done() }()
+				if _, err := d.attempt(ctx, c); err != nil && ctx.Err() == nil {
+					d.log.Warn("cannot record alert delivery", "delivery", c.id, "err", err)
+				}
+			}()
+		}
+		if len(cs) < free || free == 0 {
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-time.After(d.cfg.Poll):
+			}
+		}
+	}
+}
+
+// RunOnce claims and sends the deliveries due now, waits for them, and
+// returns how many it attempted. Tests drive the dispatcher with it.
+func (d *Dispatcher) RunOnce(ctx context.Context) (int, error) {
+	total := 0
+	for {
+		cs, err := d.claim(ctx, d.cfg.Workers)
+		if err != nil {
+			return total, err
+		}
+		if len(cs) == 0 {
+			return total, nil
+		}
+		var wg sync.WaitGroup
+		errs := make([]error, len(cs))
+		for i, c := range cs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_, errs[i] = d.attempt(ctx, c)
+			}()
+		}
+		wg.Wait()
+		total += len(cs)
+		if err := errors.Join(errs...); err != nil {
+			return total, err
+		}
+	}
+}
+
+// SendTest stores a test delivery for sub and sends it once, now. It does
+// not use up the pack, is not retried and does not count as a failure.
+func (d *Dispatcher) SendTest(ctx context.Context, sub Subscription) (Result, error) {
+	dl, err := d.st.AddTestDelivery(ctx, sub)
+	if err != nil {
+		return Result{}, err
+	}
+	return d.attempt(ctx, claimed{id: dl.ID, subID: sub.ID, eventID: dl.Event.ID, free: true})
+}
+
+func (d *Dispatcher) hostSem(host string) chan struct{} {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	s := d.hosts[host]
+	if s == nil {
+		s = make(chan struct{}, d.cfg.PerHost)
+		d.hosts[host] = s
+	}
+	return s
+}
+
+// attempt sends one claimed delivery and records the outcome.
+func (d *Dispatcher) attempt(ctx context.Context, c claimed) (Result, error) {
+	st := d.st
+	sub, secret, err := st.subscription(ctx, c.subID)
+	if err != nil {
+		return Result{}, err
+	}
+	var e Event
+	var occ int64
+	var data string
+	err = st.db.QueryRowContext(ctx, st.q(`SELECT id, event, symbol, occurred_at, data FROM alert_events WHERE id = ?`), c.eventID).
+		Scan(&e.ID, &e.Event, &e.Symbol, &occ, &data)
+	if err != nil {
+		return Result{}, fmt.Errorf("cannot read event %s: %w", c.eventID, err)
+	}
+	body, err := json.Marshal(Body{
+		ID: c.id, SubscriptionID: sub.ID, Event: e.Event, Symbol: e.Symbol,
+		OccurredAt: time.Unix(0, occ).UTC(), Data: json.RawMessage(data),
+		DeliveriesLeft: sub.DeliveriesLeft, ExpiresAt: sub.ExpiresAt,
+	})
+	if err != nil {
+		return Result{}, fmt.Errorf("cannot encode delivery %s: %w", c.id, err)
+	}
+	res := Result{DeliveryID: c.id}
+	host := ""
+	if u, err := url.Parse(sub.URL); err == nil {
+		host = u.Host
+	}
+	hs := d.hostSem(host)
+	select {
+	case hs <- struct{}{}:
+	case <-ctx.Done():
+		return res, ctx.Err()
+	}
+	res.Status, err = d.post(ctx, sub, secret, e.Event, c.id, body)
+	<-hs
+	if ctx.Err() != nil {
+		// Shutting down: leave the delivery leased; it is sent again,
+		// with the same id, when the lease ends.
+		return res, ctx.Err()
+	}
+	res.Delivered = err == nil
+	if err != nil {
+		res.Error = err.Error()
+		d.log.Info("alert delivery failed", "delivery", c.id, "subscription", sub.ID, "status", res.Status, "err", err)
+	}
+	return res, d.record(ctx, c, res)
+}
+
+// post sends body to sub.URL and returns the status; an error unless 2xx.
+func (d *Dispatcher) post(ctx context.Context, sub Subscription, secret, event, deliveryID string, body []byte) (int, error) {
+	actx, cancel := context.WithTimeout(ctx, AttemptTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(actx, http.MethodPost, sub.URL, bytes.NewReader(body))
+	if err != nil {
+		return 0, fmt.Errorf("cannot build request: %w", err)
+	}
+	ts := strconv.FormatInt(d.st.now().Unix(), 10)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "mi-alerts/1")
+	req.Header.Set(HeaderEvent, event)
+	req.Header.Set(HeaderDelivery, deliveryID)
+	req.Header.Set(HeaderSubscription, sub.ID)
+	req.Header.Set(HeaderTimestamp, ts)
+	req.Header.Set(HeaderSignature, Sign(secret, ts, body))
+	resp, err := d.client.Do(req)
+	if err != nil {
+		return 0, fmt.Errorf("cannot deliver: %w", err)
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, MaxResponseBytes))
+	resp.Body.Close()
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return resp.StatusCode, fmt.Errorf("receiver answered %d", resp.StatusCode)
+	}
+	return resp.StatusCode, nil
+}
+
+// record stores the outcome of an attempt: a success keeps the reserved
+// delivery of the pack and resets the failure count; a failure gives the
+// reservation back, schedules a retry (30 s, then 5 min) or gives up after
+// MaxAttempts, and counts a failure in a row, suspending the subscription at
+// SuspendAfter. Test deliveries change only their own row.
+func (d *Dispatcher) record(ctx context.Context, c claimed, r Result) error {
+	st := d.st
+	now := st.now()
+	errText := r.Error
+	if len(errText) > 500 {
+		errText = errText[:500]
+	}
+	err := st.tx(ctx, func(tx *sql.Tx) error {
+		if r.Delivered {
+			res, err := tx.ExecContext(ctx, st.q(`UPDATE alert_deliveries SET state = ?, attempts = attempts + 1, last_attempt_at = ?, last_status = ?, last_error = '', delivered_at = ?, lease_until = 0
+				WHERE id = ? AND state = ?`), DeliveryDelivered, now.UnixNano(), r.Status, now.UnixNano(), c.id, DeliveryPending)
+			if err != nil {
+				return err
+			}
+			if k, _ := res.RowsAffected(); k == 0 || c.free {
+				return nil
+			}
+			_, err = tx.ExecContext(ctx, st.q(`UPDATE alert_subscriptions SET consecutive_failures = 0 WHERE id = ?`), c.subID)
+			return err
+		}
+		attempts := c.attempts + 1
+		state, next := DeliveryPending, now
+		if c.free || attempts >= MaxAttempts {
+			state = DeliveryFailed
+		} else {
+			next = now.Add(RetryDelays[attempts-1])
+		}
+		res, err := tx.ExecContext(ctx, st.q(`UPDATE alert_deliveries SET state = ?, attempts = ?, next_attempt_at = ?, last_attempt_at = ?, last_status = ?, last_error = ?, lease_until = 0, reserved = 0
+			WHERE id = ? AND state = ?`), state, attempts, next.UnixNano(), now.UnixNano(), r.Status, errText, c.id, DeliveryPending)
+		if err != nil {
+			return err
+		}
+		if k, _ := res.RowsAffected(); k == 0 || c.free {
+			return nil
+		}
+		if _, err := tx.ExecContext(ctx, st.q(`UPDATE alert_subscriptions SET deliveries_left = deliveries_left + 1, consecutive_failures = consecutive_failures + 1 WHERE id = ?`), c.subID); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, st.q(`UPDATE alert_subscriptions SET status = ? WHERE id = ? AND status = ? AND consecutive_failures >= ?`), StatusSuspended, c.subID, StatusActive, SuspendAfter)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("cannot record delivery %s: %w", c.id, err)
+	}
+	return nil
+}
