@@ -18,6 +18,7 @@ import (
 	"github.com/gofiber/fiber/v3/middleware/recover"
 
 	"github.com/marketintel/mi/pipeline"
+	"github.com/marketintel/mi/sinks/alerts"
 	"github.com/marketintel/mi/sinks/views"
 )
 
@@ -39,6 +40,9 @@ type Deps struct {
 	Paywall Paywall
 	// Logger receives server errors and recovered panics; nil discards them.
 	Logger *slog.Logger
+	// Alerts is the alert dispatcher; its Store is the outbox the alert
+	// routes manage (query/alerts.go). Nil answers 503 on those routes.
+	Alerts *alerts.Dispatcher
 }
 
 // Paywall is the slot the payments task fills: it wraps the handler of every

@@ -147,6 +147,13 @@ func NewDispatcher(st *Store, cfg DispatcherConfig) *Dispatcher {
 	}
 }
 
+// Store is the outbox the dispatcher sends from.
+func (d *Dispatcher) Store() *Store { return d.st }
+
+// Safety is the target policy of the dispatcher; the create route checks
+// URLs with it.
+func (d *Dispatcher) Safety() Safety { return d.cfg.Safety }
+
 // claimed is a delivery taken for sending.
 type claimed struct {
 	id, subID, eventID string
