@@ -154,16 +154,18 @@ func (d *Dispatcher) Store() *Store { return d.st }
 // URLs with it.
 func (d *Dispatcher) Safety() Safety { return d.cfg.Safety }
 
-// claimed is a delivery taken for sending.
+// claimed is a delivery taken for sending, with what its request needs.
 type claimed struct {
 	id, subID, eventID string
 	attempts           int
 	free               bool
+	url, secret, event string
+	body               []byte
 }
 
 // claim takes up to n due deliveries of active subscriptions, leases them
 // and reserves one delivery of the pack for each (a subscription whose pack
-// has no delivery left gets none claimed).
+// has no delivery left gets none claimed), and builds their bodies.
 func (d *Dispatcher) claim(ctx context.Context, n int) ([]claimed, error) {
 	st := d.st
 	now := st.now().UnixNano()
@@ -174,8 +176,9 @@ func (d *Dispatcher) claim(ctx context.Context, n int) ([]claimed, error) {
 	var out []claimed
 	err := st.tx(ctx, func(tx *sql.Tx) error {
 		out = out[:0]
-		rows, err := tx.QueryContext(ctx, st.q(`SELECT d.id, d.subscription_id, d.event_id, d.attempts, d.reserved
-			FROM alert_deliveries d JOIN alert_subscriptions s ON s.id = d.subscription_id
+		rows, err := tx.QueryContext(ctx, st.q(`SELECT d.id, d.subscription_id, d.event_id, d.attempts, d.reserved,
+			s.url, s.secret_enc, s.deliveries_left, s.expires_at, e.event, e.symbol, e.occurred_at, e.data
+			FROM alert_deliveries d JOIN alert_subscriptions s ON s.id = d.subscription_id JOIN alert_events e ON e.id = d.event_id
 			WHERE d.state = ? AND d.free = 0 AND d.next_attempt_at <= ? AND d.lease_until <= ?
 			AND s.status = ? AND s.expires_at > ?
 			ORDER BY d.next_attempt_at, d.id LIMIT ?`+lock),
@@ -186,12 +189,19 @@ func (d *Dispatcher) claim(ctx context.Context, n int) ([]claimed, error) {
 		type cand struct {
 			claimed
 			reserved bool
+			left     int
+			expires  int64
+			symbol   string
+			occurred int64
+			data     string
+			enc      string
 		}
 		var cs []cand
 		for rows.Next() {
 			var c cand
 			var res int
-			if err := rows.Scan(&c.id, &c.subID, &c.eventID, &c.attempts, &res); err != nil {
+			if err := rows.Scan(&c.id, &c.subID, &c.eventID, &c.attempts, &res, &c.url, &c.enc, &c.left, &c.expires,
+				&c.event, &c.symbol, &c.occurred, &c.data); err != nil {
 				rows.Close()
 				return err
 			}
@@ -203,17 +213,35 @@ func (d *Dispatcher) claim(ctx context.Context, n int) ([]claimed, error) {
 			return err
 		}
 		lease := now + d.cfg.Lease.Nanoseconds()
+		secrets := map[string]string{}
 		for _, c := range cs {
+			left := c.left
 			if !c.reserved {
-				r, err := tx.ExecContext(ctx, st.q(`UPDATE alert_subscriptions SET deliveries_left = deliveries_left - 1 WHERE id = ? AND deliveries_left > 0`), c.subID)
+				err := tx.QueryRowContext(ctx, st.q(`UPDATE alert_subscriptions SET deliveries_left = deliveries_left - 1 WHERE id = ? AND deliveries_left > 0 RETURNING deliveries_left`), c.subID).Scan(&left)
+				if errors.Is(err, sql.ErrNoRows) {
+					continue // pack used up
+				}
 				if err != nil {
 					return err
 				}
-				if k, _ := r.RowsAffected(); k == 0 {
-					continue // pack used up
-				}
 			}
 			if _, err := tx.ExecContext(ctx, st.q(`UPDATE alert_deliveries SET lease_until = ?, reserved = 1 WHERE id = ?`), lease, c.id); err != nil {
+				return err
+			}
+			secret, ok := secrets[c.subID]
+			if !ok {
+				if secret, err = st.open(c.enc, c.subID); err != nil {
+					return err
+				}
+				secrets[c.subID] = secret
+			}
+			c.secret = secret
+			c.body, err = json.Marshal(Body{
+				ID: c.id, SubscriptionID: c.subID, Event: c.event, Symbol: c.symbol,
+				OccurredAt: time.Unix(0, c.occurred).UTC(), Data: json.RawMessage(c.data),
+				DeliveriesLeft: left, ExpiresAt: time.Unix(0, c.expires).UTC(),
+			})
+			if err != nil {
 				return err
 			}
 			out = append(out, c.claimed)
@@ -236,12 +264,49 @@ type Result struct {
 	Error string `json:"error,omitempty"`
 }
 
+// outcome is an attempt waiting to be recorded.
+type outcome struct {
+	c claimed
+	r Result
+}
+
 // Run sends due deliveries until ctx ends, and prunes events older than 14
-// days once an hour.
+// days once an hour. Outcomes are recorded in batches, one transaction each.
 func (d *Dispatcher) Run(ctx context.Context) error {
 	sem := make(chan struct{}, d.cfg.Workers)
+	outcomes := make(chan outcome, d.cfg.Workers)
 	var wg sync.WaitGroup
-	defer wg.Wait()
+	recorded := make(chan struct{})
+	go func() {
+		defer close(recorded)
+		var batch []outcome
+		for o := range outcomes {
+			batch = append(batch[:0], o)
+		more:
+			for len(batch) < d.cfg.Workers {
+				select {
+				case o, ok := <-outcomes:
+					if !ok {
+						break more
+					}
+					batch = append(batch, o)
+				default:
+					break more
+				}
+			}
+			if err := d.record(context.WithoutCancel(ctx), batch); err != nil {
+				d.log.Warn("cannot record alert deliveries", "err", err)
+			}
+			for range batch {
+				<-sem
+			}
+		}
+	}()
+	defer func() {
+		wg.Wait()
+		close(outcomes)
+		<-recorded
+	}()
 	lastPrune := time.Time{}
 	for {
 		if ctx.Err() != nil {
@@ -269,10 +334,15 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 			sem <- struct{}{}
 			wg.Add(1)
 			go func() {
-				defer func() { <-sem; wg.Done() }()
-				if _, err := d.attempt(ctx, c); err != nil && ctx.Err() == nil {
-					d.log.Warn("cannot record alert delivery", "delivery", c.id, "err", err)
+				defer wg.Done()
+				r := d.send(ctx, c)
+				if ctx.Err() != nil {
+					// Shutting down: leave the delivery leased; it is sent
+					// again, with the same id, when the lease ends.
+					<-sem
+					return
 				}
+				outcomes <- outcome{c, r}
 			}()
 		}
 		if len(cs) < free || free == 0 {
@@ -285,7 +355,7 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 	}
 }
 
-// RunOnce claims and sends the deliveries due now, waits for them, and
+// RunOnce claims and sends the deliveries due now, records them, and
 // returns how many it attempted. Tests drive the dispatcher with it.
 func (d *Dispatcher) RunOnce(ctx context.Context) (int, error) {
 	total := 0
@@ -298,19 +368,19 @@ func (d *Dispatcher) RunOnce(ctx context.Context) (int, error) {
 			return total, nil
 		}
 		var wg sync.WaitGroup
-		errs := make([]error, len(cs))
+		batch := make([]outcome, len(cs))
 		for i, c := range cs {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				_, errs[i] = d.attempt(ctx, c)
+				batch[i] = outcome{c, d.send(ctx, c)}
 			}()
 		}
 		wg.Wait()
-		total += len(cs)
-		if err := errors.Join(errs...); err != nil {
+		if err := d.record(ctx, batch); err != nil {
 			return total, err
 		}
+		total += len(cs)
 	}
 }
 
@@ -321,7 +391,20 @@ func (d *Dispatcher) SendTest(ctx context.Context, sub Subscription) (Result, er
 	if err != nil {
 		return Result{}, err
 	}
-	return d.attempt(ctx, claimed{id: dl.ID, subID: sub.ID, eventID: dl.Event.ID, free: true})
+	_, secret, err := d.st.subscription(ctx, sub.ID)
+	if err != nil {
+		return Result{}, err
+	}
+	c := claimed{id: dl.ID, subID: sub.ID, eventID: dl.Event.ID, free: true, url: sub.URL, secret: secret, event: TestEvent}
+	c.body, err = json.Marshal(Body{
+		ID: c.id, SubscriptionID: sub.ID, Event: TestEvent, Symbol: "", OccurredAt: dl.Event.OccurredAt,
+		Data: dl.Event.Data, DeliveriesLeft: sub.DeliveriesLeft, ExpiresAt: sub.ExpiresAt,
+	})
+	if err != nil {
+		return Result{}, fmt.Errorf("cannot encode test delivery: %w", err)
+	}
+	r := d.send(ctx, c)
+	return r, d.record(ctx, []outcome{{c, r}})
 }
 
 func (d *Dispatcher) hostSem(host string) chan struct{} {
@@ -335,71 +418,46 @@ func (d *Dispatcher) hostSem(host string) chan struct{} {
 	return s
 }
 
-// attempt sends one claimed delivery and records the outcome.
-func (d *Dispatcher) attempt(ctx context.Context, c claimed) (Result, error) {
-	st := d.st
-	sub, secret, err := st.subscription(ctx, c.subID)
-	if err != nil {
-		return Result{}, err
-	}
-	var e Event
-	var occ int64
-	var data string
-	err = st.db.QueryRowContext(ctx, st.q(`SELECT id, event, symbol, occurred_at, data FROM alert_events WHERE id = ?`), c.eventID).
-		Scan(&e.ID, &e.Event, &e.Symbol, &occ, &data)
-	if err != nil {
-		return Result{}, fmt.Errorf("cannot read event %s: %w", c.eventID, err)
-	}
-	body, err := json.Marshal(Body{
-		ID: c.id, SubscriptionID: sub.ID, Event: e.Event, Symbol: e.Symbol,
-		OccurredAt: time.Unix(0, occ).UTC(), Data: json.RawMessage(data),
-		DeliveriesLeft: sub.DeliveriesLeft, ExpiresAt: sub.ExpiresAt,
-	})
-	if err != nil {
-		return Result{}, fmt.Errorf("cannot encode delivery %s: %w", c.id, err)
-	}
+// send makes one attempt of a claimed delivery, holding a slot of its host.
+func (d *Dispatcher) send(ctx context.Context, c claimed) Result {
 	res := Result{DeliveryID: c.id}
 	host := ""
-	if u, err := url.Parse(sub.URL); err == nil {
+	if u, err := url.Parse(c.url); err == nil {
 		host = u.Host
 	}
 	hs := d.hostSem(host)
 	select {
 	case hs <- struct{}{}:
 	case <-ctx.Done():
-		return res, ctx.Err()
+		res.Error = ctx.Err().Error()
+		return res
 	}
-	res.Status, err = d.post(ctx, sub, secret, e.Event, c.id, body)
+	status, err := d.post(ctx, c)
 	<-hs
-	if ctx.Err() != nil {
-		// Shutting down: leave the delivery leased; it is sent again,
-		// with the same id, when the lease ends.
-		return res, ctx.Err()
-	}
-	res.Delivered = err == nil
+	res.Status, res.Delivered = status, err == nil
 	if err != nil {
 		res.Error = err.Error()
-		d.log.Info("alert delivery failed", "delivery", c.id, "subscription", sub.ID, "status", res.Status, "err", err)
+		d.log.Info("alert delivery failed", "delivery", c.id, "subscription", c.subID, "status", status, "err", err)
 	}
-	return res, d.record(ctx, c, res)
+	return res
 }
 
-// post sends body to sub.URL and returns the status; an error unless 2xx.
-func (d *Dispatcher) post(ctx context.Context, sub Subscription, secret, event, deliveryID string, body []byte) (int, error) {
+// post sends the body of c to its URL and returns the status; an error unless 2xx.
+func (d *Dispatcher) post(ctx context.Context, c claimed) (int, error) {
 	actx, cancel := context.WithTimeout(ctx, AttemptTimeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(actx, http.MethodPost, sub.URL, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(actx, http.MethodPost, c.url, bytes.NewReader(c.body))
 	if err != nil {
 		return 0, fmt.Errorf("cannot build request: %w", err)
 	}
 	ts := strconv.FormatInt(d.st.now().Unix(), 10)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "mi-alerts/1")
-	req.Header.Set(HeaderEvent, event)
-	req.Header.Set(HeaderDelivery, deliveryID)
-	req.Header.Set(HeaderSubscription, sub.ID)
+	req.Header.Set(HeaderEvent, c.event)
+	req.Header.Set(HeaderDelivery, c.id)
+	req.Header.Set(HeaderSubscription, c.subID)
 	req.Header.Set(HeaderTimestamp, ts)
-	req.Header.Set(HeaderSignature, Sign(secret, ts, body))
+	req.Header.Set(HeaderSignature, Sign(c.secret, ts, c.body))
 	resp, err := d.client.Do(req)
 	if err != nil {
 		return 0, fmt.Errorf("cannot deliver: %w", err)
@@ -412,54 +470,65 @@ func (d *Dispatcher) post(ctx context.Context, sub Subscription, secret, event, 
 	return resp.StatusCode, nil
 }
 
-// record stores the outcome of an attempt: a success keeps the reserved
-// delivery of the pack and resets the failure count; a failure gives the
-// reservation back, schedules a retry (30 s, then 5 min) or gives up after
-// MaxAttempts, and counts a failure in a row, suspending the subscription at
-// SuspendAfter. Test deliveries change only their own row.
-func (d *Dispatcher) record(ctx context.Context, c claimed, r Result) error {
+// record stores the outcomes of attempts in one transaction: a success
+// keeps the reserved delivery of the pack and resets the failure count; a
+// failure gives the reservation back, schedules a retry (30 s, then 5 min)
+// or gives up after MaxAttempts, and counts a failure in a row, suspending
+// the subscription at SuspendAfter. Test deliveries change only their own
+// row.
+func (d *Dispatcher) record(ctx context.Context, batch []outcome) error {
 	st := d.st
 	now := st.now()
+	err := st.tx(ctx, func(tx *sql.Tx) error {
+		for _, o := range batch {
+			if err := d.recordOne(ctx, tx, now, o.c, o.r); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("cannot record %d deliveries: %w", len(batch), err)
+	}
+	return nil
+}
+
+func (d *Dispatcher) recordOne(ctx context.Context, tx *sql.Tx, now time.Time, c claimed, r Result) error {
+	st := d.st
 	errText := r.Error
 	if len(errText) > 500 {
 		errText = errText[:500]
 	}
-	err := st.tx(ctx, func(tx *sql.Tx) error {
-		if r.Delivered {
-			res, err := tx.ExecContext(ctx, st.q(`UPDATE alert_deliveries SET state = ?, attempts = attempts + 1, last_attempt_at = ?, last_status = ?, last_error = '', delivered_at = ?, lease_until = 0
-				WHERE id = ? AND state = ?`), DeliveryDelivered, now.UnixNano(), r.Status, now.UnixNano(), c.id, DeliveryPending)
-			if err != nil {
-				return err
-			}
-			if k, _ := res.RowsAffected(); k == 0 || c.free {
-				return nil
-			}
-			_, err = tx.ExecContext(ctx, st.q(`UPDATE alert_subscriptions SET consecutive_failures = 0 WHERE id = ?`), c.subID)
-			return err
-		}
-		attempts := c.attempts + 1
-		state, next := DeliveryPending, now
-		if c.free || attempts >= MaxAttempts {
-			state = DeliveryFailed
-		} else {
-			next = now.Add(RetryDelays[attempts-1])
-		}
-		res, err := tx.ExecContext(ctx, st.q(`UPDATE alert_deliveries SET state = ?, attempts = ?, next_attempt_at = ?, last_attempt_at = ?, last_status = ?, last_error = ?, lease_until = 0, reserved = 0
-			WHERE id = ? AND state = ?`), state, attempts, next.UnixNano(), now.UnixNano(), r.Status, errText, c.id, DeliveryPending)
+	if r.Delivered {
+		res, err := tx.ExecContext(ctx, st.q(`UPDATE alert_deliveries SET state = ?, attempts = attempts + 1, last_attempt_at = ?, last_status = ?, last_error = '', delivered_at = ?, lease_until = 0
+			WHERE id = ? AND state = ?`), DeliveryDelivered, now.UnixNano(), r.Status, now.UnixNano(), c.id, DeliveryPending)
 		if err != nil {
 			return err
 		}
 		if k, _ := res.RowsAffected(); k == 0 || c.free {
 			return nil
 		}
-		if _, err := tx.ExecContext(ctx, st.q(`UPDATE alert_subscriptions SET deliveries_left = deliveries_left + 1, consecutive_failures = consecutive_failures + 1 WHERE id = ?`), c.subID); err != nil {
-			return err
-		}
-		_, err = tx.ExecContext(ctx, st.q(`UPDATE alert_subscriptions SET status = ? WHERE id = ? AND status = ? AND consecutive_failures >= ?`), StatusSuspended, c.subID, StatusActive, SuspendAfter)
+		_, err = tx.ExecContext(ctx, st.q(`UPDATE alert_subscriptions SET consecutive_failures = 0 WHERE id = ? AND consecutive_failures <> 0`), c.subID)
 		return err
-	})
-	if err != nil {
-		return fmt.Errorf("cannot record delivery %s: %w", c.id, err)
 	}
-	return nil
+	attempts := c.attempts + 1
+	state, next := DeliveryPending, now
+	if c.free || attempts >= MaxAttempts {
+		state = DeliveryFailed
+	} else {
+		next = now.Add(RetryDelays[attempts-1])
+	}
+	res, err := tx.ExecContext(ctx, st.q(`UPDATE alert_deliveries SET state = ?, attempts = ?, next_attempt_at = ?, last_attempt_at = ?, last_status = ?, last_error = ?, lease_until = 0, reserved = 0
+		WHERE id = ? AND state = ?`), state, attempts, next.UnixNano(), now.UnixNano(), r.Status, errText, c.id, DeliveryPending)
+	if err != nil {
+		return err
+	}
+	if k, _ := res.RowsAffected(); k == 0 || c.free {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, st.q(`UPDATE alert_subscriptions SET deliveries_left = deliveries_left + 1, consecutive_failures = consecutive_failures + 1 WHERE id = ?`), c.subID); err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, st.q(`UPDATE alert_subscriptions SET status = ? WHERE id = ? AND status = ? AND consecutive_failures >= ?`), StatusSuspended, c.subID, StatusActive, SuspendAfter)
+	return err
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -322,4 +323,37 @@ func TestDispatcherPackLimits(t *testing.T) {
 	if n, _ := d.RunOnce(ctx); n != 0 {
 		t.Fatalf("expired subscription %s got %d deliveries", sub2.ID, n)
 	}
+}
+
+// BenchmarkDispatcher measures deliveries per second from a SQLite outbox
+// to a local TLS receiver, with at most PerHost (16) requests in flight to
+// it. Run with -benchtime=2000x.
+func BenchmarkDispatcher(b *testing.B) {
+	ctx := context.Background()
+	c := newClock()
+	st := openStore(b, openSQLite(b), DialectSQLite, c)
+	rcv := newReceiver(b)
+	rcv.setStatus(http.StatusOK)
+	var subs []Subscription
+	for i := range (b.N + PackDeliveries - 1) / PackDeliveries {
+		sub, _, err := st.Create(ctx, NewSubscription{URL: rcv.srv.URL + "/hook", Events: []string{"unusual_flow"}, Filters: Filters{Symbols: []string{"S" + string(rune('A'+i%26))}}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		subs = append(subs, sub)
+	}
+	for i := range b.N {
+		sym := subs[i/PackDeliveries].Filters.Symbols[0]
+		if _, err := st.AddEvent(ctx, flowEvent("e"+strconv.Itoa(i), sym, c.Now())); err != nil {
+			b.Fatal(err)
+		}
+	}
+	d := testDispatcher(st, rcv.srv, DispatcherConfig{Workers: 64, PerHost: 16})
+	b.ResetTimer()
+	start := time.Now()
+	n, err := d.RunOnce(ctx)
+	if err != nil || n != b.N {
+		b.Fatalf("RunOnce = %d, %v; want %d", n, err, b.N)
+	}
+	b.ReportMetric(float64(n)/time.Since(start).Seconds(), "deliveries/s")
 }
