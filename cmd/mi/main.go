@@ -152,7 +152,11 @@ func cmdRun(ctx context.Context, args []string) error {
 	stats := pipeline.NewStats()
 	proc := &pipeline.ProcessStats{}
 	progress := newProgress(os.Stderr, log)
-	srv := query.New(query.Deps{Views: v, Stats: stats, Version: version, Logger: log})
+	alertsD, err := openAlerts(ctx, nil, "", *dataDir, log) // see cmd/mi/alerts.go
+	if err != nil {
+		return err
+	}
+	srv := query.New(query.Deps{Views: v, Stats: stats, Version: version, Logger: log, Alerts: alertsD})
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -162,6 +166,7 @@ func cmdRun(ctx context.Context, args []string) error {
 			DataDir: *dataDir, Sources: srcs, ReplaySpeed: sp, Brokers: bl, KafkaListen: *listen,
 			Partitions: *partitions, InstanceID: *instance, Operators: ocfg, Roles: rl,
 			Views: v, Stats: stats, Proc: proc, Logger: log, Progress: progress.update,
+			BrokerReady: func(b []string) { startAlertStages(ctx, b, alertsD, log) },
 		})
 	}()
 	go func() {
