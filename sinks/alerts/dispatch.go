@@ -9,13 +9,13 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -212,22 +212,38 @@ func (d *Dispatcher) claim(ctx context.Context, n int) ([]claimed, error) {
 		if err := rows.Err(); err != nil {
 			return err
 		}
-		lease := now + d.cfg.Lease.Nanoseconds()
-		secrets := map[string]string{}
+		// Reserve from each subscription's pack in one statement per
+		// subscription, in candidate order.
+		need := map[string]int{}
+		left := map[string]int{}
 		for _, c := range cs {
-			left := c.left
+			left[c.subID] = c.left
 			if !c.reserved {
-				err := tx.QueryRowContext(ctx, st.q(`UPDATE alert_subscriptions SET deliveries_left = deliveries_left - 1 WHERE id = ? AND deliveries_left > 0 RETURNING deliveries_left`), c.subID).Scan(&left)
-				if errors.Is(err, sql.ErrNoRows) {
-					continue // pack used up
-				}
-				if err != nil {
-					return err
-				}
+				need[c.subID]++
 			}
-			if _, err := tx.ExecContext(ctx, st.q(`UPDATE alert_deliveries SET lease_until = ?, reserved = 1 WHERE id = ?`), lease, c.id); err != nil {
+		}
+		for sub, k := range need {
+			grant := min(k, left[sub])
+			if grant == 0 {
+				continue
+			}
+			if _, err := tx.ExecContext(ctx, st.q(`UPDATE alert_subscriptions SET deliveries_left = deliveries_left - ? WHERE id = ?`), grant, sub); err != nil {
 				return err
 			}
+		}
+		granted := map[string]int{}
+		secrets := map[string]string{}
+		var ids []any
+		for _, c := range cs {
+			after := left[c.subID] - need[c.subID]
+			if !c.reserved {
+				if granted[c.subID] >= min(need[c.subID], left[c.subID]) {
+					continue // pack used up
+				}
+				granted[c.subID]++
+				after = left[c.subID] - granted[c.subID]
+			}
+			after = max(after, 0)
 			secret, ok := secrets[c.subID]
 			if !ok {
 				if secret, err = st.open(c.enc, c.subID); err != nil {
@@ -239,12 +255,20 @@ func (d *Dispatcher) claim(ctx context.Context, n int) ([]claimed, error) {
 			c.body, err = json.Marshal(Body{
 				ID: c.id, SubscriptionID: c.subID, Event: c.event, Symbol: c.symbol,
 				OccurredAt: time.Unix(0, c.occurred).UTC(), Data: json.RawMessage(c.data),
-				DeliveriesLeft: left, ExpiresAt: time.Unix(0, c.expires).UTC(),
+				DeliveriesLeft: after, ExpiresAt: time.Unix(0, c.expires).UTC(),
 			})
 			if err != nil {
 				return err
 			}
+			ids = append(ids, c.id)
 			out = append(out, c.claimed)
+		}
+		if len(ids) > 0 {
+			lease := now + d.cfg.Lease.Nanoseconds()
+			if _, err := tx.ExecContext(ctx, st.q(`UPDATE alert_deliveries SET lease_until = ?, reserved = 1 WHERE id IN (`+placeholders(len(ids))+`)`),
+				append([]any{lease}, ids...)...); err != nil {
+				return err
+			}
 		}
 		return nil
 	})
@@ -274,6 +298,14 @@ type outcome struct {
 // days once an hour. Outcomes are recorded in batches, one transaction each.
 func (d *Dispatcher) Run(ctx context.Context) error {
 	sem := make(chan struct{}, d.cfg.Workers)
+	freed := make(chan struct{}, 1) // a slot of sem was released
+	release := func() {
+		<-sem
+		select {
+		case freed <- struct{}{}:
+		default:
+		}
+	}
 	outcomes := make(chan outcome, d.cfg.Workers)
 	var wg sync.WaitGroup
 	recorded := make(chan struct{})
@@ -298,7 +330,7 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 				d.log.Warn("cannot record alert deliveries", "err", err)
 			}
 			for range batch {
-				<-sem
+				release()
 			}
 		}
 	}()
@@ -339,13 +371,25 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 				if ctx.Err() != nil {
 					// Shutting down: leave the delivery leased; it is sent
 					// again, with the same id, when the lease ends.
-					<-sem
+					release()
 					return
 				}
 				outcomes <- outcome{c, r}
 			}()
 		}
-		if len(cs) < free || free == 0 {
+		switch {
+		case free == 0 || len(cs) == free:
+			// Busy: claim again once a quarter of the slots is free, so
+			// claims come in batches rather than one transaction each.
+			for d.cfg.Workers-len(sem) < max(1, d.cfg.Workers/4) {
+				select {
+				case <-ctx.Done():
+					return nil
+				case <-freed:
+				}
+			}
+		default:
+			// Nothing more is due now.
 			select {
 			case <-ctx.Done():
 				return nil
@@ -480,8 +524,31 @@ func (d *Dispatcher) record(ctx context.Context, batch []outcome) error {
 	st := d.st
 	now := st.now()
 	err := st.tx(ctx, func(tx *sql.Tx) error {
+		// Successes in one statement per status, and one failure-count
+		// reset per subscription; failures row by row.
+		ok := map[int][]any{}
+		subs := map[string]bool{}
 		for _, o := range batch {
-			if err := d.recordOne(ctx, tx, now, o.c, o.r); err != nil {
+			if !o.r.Delivered {
+				if err := d.recordOne(ctx, tx, now, o.c, o.r); err != nil {
+					return err
+				}
+				continue
+			}
+			ok[o.r.Status] = append(ok[o.r.Status], o.c.id)
+			if !o.c.free {
+				subs[o.c.subID] = true
+			}
+		}
+		for status, ids := range ok {
+			args := append([]any{DeliveryDelivered, now.UnixNano(), status, now.UnixNano(), DeliveryPending}, ids...)
+			if _, err := tx.ExecContext(ctx, st.q(`UPDATE alert_deliveries SET state = ?, attempts = attempts + 1, last_attempt_at = ?, last_status = ?, last_error = '', delivered_at = ?, lease_until = 0
+				WHERE state = ? AND id IN (`+placeholders(len(ids))+`)`), args...); err != nil {
+				return err
+			}
+		}
+		for sub := range subs {
+			if _, err := tx.ExecContext(ctx, st.q(`UPDATE alert_subscriptions SET consecutive_failures = 0 WHERE id = ? AND consecutive_failures <> 0`), sub); err != nil {
 				return err
 			}
 		}
@@ -493,23 +560,12 @@ func (d *Dispatcher) record(ctx context.Context, batch []outcome) error {
 	return nil
 }
 
+// recordOne records a failed attempt.
 func (d *Dispatcher) recordOne(ctx context.Context, tx *sql.Tx, now time.Time, c claimed, r Result) error {
 	st := d.st
 	errText := r.Error
 	if len(errText) > 500 {
 		errText = errText[:500]
-	}
-	if r.Delivered {
-		res, err := tx.ExecContext(ctx, st.q(`UPDATE alert_deliveries SET state = ?, attempts = attempts + 1, last_attempt_at = ?, last_status = ?, last_error = '', delivered_at = ?, lease_until = 0
-			WHERE id = ? AND state = ?`), DeliveryDelivered, now.UnixNano(), r.Status, now.UnixNano(), c.id, DeliveryPending)
-		if err != nil {
-			return err
-		}
-		if k, _ := res.RowsAffected(); k == 0 || c.free {
-			return nil
-		}
-		_, err = tx.ExecContext(ctx, st.q(`UPDATE alert_subscriptions SET consecutive_failures = 0 WHERE id = ? AND consecutive_failures <> 0`), c.subID)
-		return err
 	}
 	attempts := c.attempts + 1
 	state, next := DeliveryPending, now
@@ -531,4 +587,9 @@ func (d *Dispatcher) recordOne(ctx context.Context, tx *sql.Tx, now time.Time, c
 	}
 	_, err = tx.ExecContext(ctx, st.q(`UPDATE alert_subscriptions SET status = ? WHERE id = ? AND status = ? AND consecutive_failures >= ?`), StatusSuspended, c.subID, StatusActive, SuspendAfter)
 	return err
+}
+
+// placeholders returns n comma-separated ? placeholders.
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
 }

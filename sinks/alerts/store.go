@@ -161,6 +161,7 @@ type Store struct {
 
 	mu      sync.Mutex
 	rebound map[string]string
+	wmu     sync.Mutex // serializes SQLite write transactions (see tx)
 }
 
 // Config configures a Store.
@@ -247,7 +248,7 @@ var migrations = []string{
 		created_at BIGINT NOT NULL,
 		UNIQUE (subscription_id, event_id)
 	);
-	CREATE INDEX IF NOT EXISTS alert_deliveries_due ON alert_deliveries (state, next_attempt_at);
+	CREATE INDEX IF NOT EXISTS alert_deliveries_due ON alert_deliveries (state, next_attempt_at, id);
 	CREATE INDEX IF NOT EXISTS alert_deliveries_sub ON alert_deliveries (subscription_id, created_at)`,
 }
 
@@ -307,7 +308,14 @@ func (s *Store) q(query string) string {
 	return b.String()
 }
 
+// tx runs f in a transaction. On SQLite, which has one writer at a time,
+// the transactions of this process take turns on a mutex rather than in
+// SQLite's busy handler, which sleeps.
 func (s *Store) tx(ctx context.Context, f func(*sql.Tx) error) error {
+	if s.dialect == DialectSQLite {
+		s.wmu.Lock()
+		defer s.wmu.Unlock()
+	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
