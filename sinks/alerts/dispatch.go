@@ -295,136 +295,67 @@ type outcome struct {
 }
 
 // Run sends due deliveries until ctx ends, and prunes events older than 14
-// days once an hour. Outcomes are recorded in batches, one transaction each.
+// days once an hour. Each round claims up to Workers due deliveries, sends
+// them concurrently (PerHost at most to one host), and records their
+// outcomes in one transaction; a round lasts as long as its slowest
+// attempt (at most AttemptTimeout).
 func (d *Dispatcher) Run(ctx context.Context) error {
-	sem := make(chan struct{}, d.cfg.Workers)
-	freed := make(chan struct{}, 1) // a slot of sem was released
-	release := func() {
-		<-sem
-		select {
-		case freed <- struct{}{}:
-		default:
-		}
-	}
-	outcomes := make(chan outcome, d.cfg.Workers)
-	var wg sync.WaitGroup
-	recorded := make(chan struct{})
-	go func() {
-		defer close(recorded)
-		var batch []outcome
-		for o := range outcomes {
-			batch = append(batch[:0], o)
-		more:
-			for len(batch) < d.cfg.Workers {
-				select {
-				case o, ok := <-outcomes:
-					if !ok {
-						break more
-					}
-					batch = append(batch, o)
-				default:
-					break more
-				}
-			}
-			if err := d.record(context.WithoutCancel(ctx), batch); err != nil {
-				d.log.Warn("cannot record alert deliveries", "err", err)
-			}
-			for range batch {
-				release()
-			}
-		}
-	}()
-	defer func() {
-		wg.Wait()
-		close(outcomes)
-		<-recorded
-	}()
 	lastPrune := time.Time{}
-	for {
-		if ctx.Err() != nil {
-			return nil
-		}
+	for ctx.Err() == nil {
 		if time.Since(lastPrune) > time.Hour {
 			lastPrune = time.Now()
-			if _, err := d.st.Prune(ctx); err != nil {
+			if _, err := d.st.Prune(ctx); err != nil && ctx.Err() == nil {
 				d.log.Warn("cannot prune alert events", "err", err)
 			}
 		}
-		free := d.cfg.Workers - len(sem)
-		var cs []claimed
-		if free > 0 {
-			var err error
-			cs, err = d.claim(ctx, free)
-			if err != nil {
-				if ctx.Err() != nil {
-					return nil
-				}
-				d.log.Warn("cannot claim alert deliveries", "err", err)
-			}
+		n, err := d.round(ctx)
+		if err != nil && ctx.Err() == nil {
+			d.log.Warn("alert delivery round failed", "err", err)
 		}
-		for _, c := range cs {
-			sem <- struct{}{}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				r := d.send(ctx, c)
-				if ctx.Err() != nil {
-					// Shutting down: leave the delivery leased; it is sent
-					// again, with the same id, when the lease ends.
-					release()
-					return
-				}
-				outcomes <- outcome{c, r}
-			}()
-		}
-		switch {
-		case free == 0 || len(cs) == free:
-			// Busy: claim again once a quarter of the slots is free, so
-			// claims come in batches rather than one transaction each.
-			for d.cfg.Workers-len(sem) < max(1, d.cfg.Workers/4) {
-				select {
-				case <-ctx.Done():
-					return nil
-				case <-freed:
-				}
-			}
-		default:
-			// Nothing more is due now.
+		if n < d.cfg.Workers {
 			select {
 			case <-ctx.Done():
-				return nil
 			case <-time.After(d.cfg.Poll):
 			}
 		}
 	}
+	return nil
 }
 
-// RunOnce claims and sends the deliveries due now, records them, and
-// returns how many it attempted. Tests drive the dispatcher with it.
+// round claims, sends and records one batch and returns its size. When ctx
+// ends mid-round the outcomes are not recorded: the deliveries stay leased
+// and are sent again, with the same ids, when the lease ends.
+func (d *Dispatcher) round(ctx context.Context) (int, error) {
+	cs, err := d.claim(ctx, d.cfg.Workers)
+	if err != nil || len(cs) == 0 {
+		return 0, err
+	}
+	var wg sync.WaitGroup
+	batch := make([]outcome, len(cs))
+	for i, c := range cs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			batch[i] = outcome{c, d.send(ctx, c)}
+		}()
+	}
+	wg.Wait()
+	if ctx.Err() != nil {
+		return len(cs), ctx.Err()
+	}
+	return len(cs), d.record(ctx, batch)
+}
+
+// RunOnce sends every delivery due now, round after round, and returns how
+// many it attempted. Tests drive the dispatcher with it.
 func (d *Dispatcher) RunOnce(ctx context.Context) (int, error) {
 	total := 0
 	for {
-		cs, err := d.claim(ctx, d.cfg.Workers)
-		if err != nil {
+		n, err := d.round(ctx)
+		total += n
+		if err != nil || n == 0 {
 			return total, err
 		}
-		if len(cs) == 0 {
-			return total, nil
-		}
-		var wg sync.WaitGroup
-		batch := make([]outcome, len(cs))
-		for i, c := range cs {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				batch[i] = outcome{c, d.send(ctx, c)}
-			}()
-		}
-		wg.Wait()
-		if err := d.record(ctx, batch); err != nil {
-			return total, err
-		}
-		total += len(cs)
 	}
 }
 
