@@ -145,10 +145,11 @@ func sendAlertError(c fiber.Ctx, status int, code, msg string) error {
 	return sendJSON(c, status, appendErrorBody(nil, code, msg))
 }
 
-// alertsReady answers 503 when the server has no alert outbox.
+// alertsReady answers 404 (error unavailable) when the server has no alert
+// outbox: the alert resources do not exist on it.
 func (s *Server) alertsReady(c fiber.Ctx) bool {
 	if s.d.Alerts == nil {
-		_ = sendAlertError(c, fiber.StatusServiceUnavailable, "unavailable", "alerts are not configured on this server")
+		_ = sendAlertError(c, fiber.StatusNotFound, "unavailable", "alerts are not configured on this server")
 		return false
 	}
 	return true

@@ -108,12 +108,11 @@ func registerAlertOpenAPI() {
 	secretParam := obj{{"name", alertSecretHeader}, {"in", "header"}, {"required", true},
 		{"description", "The secret returned at subscription. A wrong or missing secret answers 404, like an unknown id."}, {"schema", tString}}
 	alertErr := func(desc string) obj { return jsonResponse(desc, ref("AlertError")) }
-	notFound := alertErr("No subscription with this id and secret.")
-	unavailable := alertErr("Alerts are not configured on this server.")
+	notFound := alertErr("No subscription with this id and secret (not_found), or alerts are not configured on this server (unavailable).")
 	managed := func(id string, ok obj, extra ...kv) apiOperation {
 		r := obj{{"200", ok}}
 		r = append(r, extra...)
-		r = append(r, kv{"404", notFound}, kv{"503", unavailable}, kv{"500", refResponse("Internal")})
+		r = append(r, kv{"404", notFound}, kv{"500", refResponse("Internal")})
 		return apiOperation{id: id, params: []obj{idParam, secretParam}, responses: r}
 	}
 	subResp := jsonResponse("The subscription.", ref("AlertSubscription"))
@@ -123,7 +122,7 @@ func registerAlertOpenAPI() {
 		responses: obj{
 			{"201", jsonResponse("The subscription with its secret (shown once).", ref("AlertSubscriptionCreated"))},
 			{"400", refResponse("InvalidParameter")},
-			{"503", unavailable},
+			{"404", alertErr("Alerts are not configured on this server (unavailable).")},
 			{"500", refResponse("Internal")},
 		},
 	}

@@ -26,6 +26,13 @@ import (
 )
 
 func init() {
+	featureRoutes = append(featureRoutes,
+		"POST /api/v1/alerts/subscriptions 500000",
+		"GET /api/v1/alerts/subscriptions/:id 0",
+		"DELETE /api/v1/alerts/subscriptions/:id 0",
+		"POST /api/v1/alerts/subscriptions/:id/test 0",
+		"POST /api/v1/alerts/subscriptions/:id/resume 0",
+		"GET /api/v1/alerts/subscriptions/:id/events 0")
 	const m = "0 0 id:path X-Alert-Secret:header"
 	featureOperations["post /api/v1/alerts/subscriptions"] = "0.5 500000"
 	featureOperations["get /api/v1/alerts/subscriptions/{id}"] = m
@@ -243,11 +250,12 @@ func TestAlertCreateValidation(t *testing.T) {
 	}
 }
 
-// TestAlertRoutesUnconfigured: without an outbox the routes answer 503.
+// TestAlertRoutesUnconfigured: without an outbox the routes answer 404
+// with error unavailable.
 func TestAlertRoutesUnconfigured(t *testing.T) {
 	s := newTestServer(nil, nil)
 	status, _, body := do(t, s.App(), http.MethodGet, "/api/v1/alerts/subscriptions/sub_x")
-	if status != 503 || !strings.Contains(body, "unavailable") {
+	if status != 404 || !strings.Contains(body, "unavailable") {
 		t.Fatalf("%d %s", status, body)
 	}
 }

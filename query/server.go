@@ -41,7 +41,8 @@ type Deps struct {
 	// Logger receives server errors and recovered panics; nil discards them.
 	Logger *slog.Logger
 	// Alerts is the alert dispatcher; its Store is the outbox the alert
-	// routes manage (query/alerts.go). Nil answers 503 on those routes.
+	// routes manage (query/alerts.go). Nil answers 404 (unavailable) on
+	// those routes.
 	Alerts *alerts.Dispatcher
 }
 
