@@ -77,6 +77,8 @@ type apiOperation struct {
 	id        string
 	params    []obj
 	responses obj
+	// body, when set, is the requestBody object of the operation.
+	body obj
 }
 
 // apiOperations describes every route of the table, keyed by method and
@@ -202,6 +204,9 @@ func operation(r Route) obj {
 	o = append(o, kv{"summary", r.Summary})
 	if len(op.params) > 0 {
 		o = append(o, kv{"parameters", op.params})
+	}
+	if op.body != nil {
+		o = append(o, kv{"requestBody", op.body})
 	}
 	responses := op.responses
 	if r.PriceMicroUSD > 0 {

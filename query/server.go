@@ -19,6 +19,8 @@ import (
 
 	"github.com/marketintel/mi/pipeline"
 	"github.com/marketintel/mi/query/ledger"
+
+	"github.com/marketintel/mi/sinks/alerts"
 	"github.com/marketintel/mi/sinks/views"
 )
 
@@ -47,6 +49,11 @@ type Deps struct {
 	// Ledger holds API keys and credit balances for the credits routes
 	// (credits.go); nil makes them answer 503.
 	Ledger *ledger.SQL
+
+	// Alerts is the alert dispatcher; its Store is the outbox the alert
+	// routes manage (query/alerts.go). Nil answers 404 (unavailable) on
+	// those routes.
+	Alerts *alerts.Dispatcher
 }
 
 // Paywall is the slot the payments task fills: it wraps the handler of every

@@ -176,9 +176,13 @@ func cmdRun(ctx context.Context, args []string) error {
 		return err
 	}
 	defer store.Close()
+	alertsD, err := openAlerts(ctx, store.DB(), store.Dialect(), *dataDir, log) // see cmd/mi/alerts.go
+	if err != nil {
+		return err
+	}
 	lv := views.NewLiquidity()
 	evmdex.SetPoolEventSink(lv.Apply)
-	srv := query.New(query.Deps{Views: v, Stats: stats, Version: version, Logger: log, Paywall: paywall, Ledger: store, Liquidity: lv})
+	srv := query.New(query.Deps{Views: v, Stats: stats, Version: version, Logger: log, Paywall: paywall, Ledger: store, Liquidity: lv, Alerts: alertsD})
 	var live []sources.Source
 	if rl == nil || slices.Contains(rl, "ingest") {
 		if live, err = liveSources(srcs, *sourcesConfig, stats, log); err != nil {
@@ -194,8 +198,11 @@ func cmdRun(ctx context.Context, args []string) error {
 			DataDir: *dataDir, Sources: srcs, ReplaySpeed: sp, Brokers: bl, KafkaListen: *listen,
 			Partitions: *partitions, InstanceID: *instance, Operators: ocfg, Roles: rl,
 			Views: v, Stats: stats, Proc: proc, Logger: log, Progress: progress.update,
-			Parquet:     pipeline.ParquetSinkConfig{Every: hourlyRetention(*dataDir, log)},
-			BrokerReady: startLive(ctx, live, len(bl) > 0, stats, log),
+			Parquet: pipeline.ParquetSinkConfig{Every: hourlyRetention(*dataDir, log)},
+			BrokerReady: func(b []string) {
+				startLive(ctx, live, len(bl) > 0, stats, log)(b)
+				startAlertStages(ctx, b, alertsD, log)
+			},
 		})
 	}()
 	go func() {

@@ -1,0 +1,191 @@
+package operators
+
+import (
+	"encoding/json"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/marketintel/mi/schemas"
+)
+
+var alertT0 = time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
+
+func alertDoc(sym, window string, at time.Duration, eventType string, conf float64, signal string) *schemas.IntelligenceDocument {
+	return &schemas.IntelligenceDocument{
+		Id: sym + "-" + window + "-" + at.String(), Symbol: sym, Window: window,
+		TimestampNs: alertT0.Add(at).UnixNano(), EventType: eventType, ConfidenceScore: conf, Signal: signal,
+		Price: 100,
+	}
+}
+
+func TestAlertDetectorUnusualFlow(t *testing.T) {
+	a := NewAlertDetector()
+	f := func(d *schemas.IntelligenceDocument, want int) {
+		t.Helper()
+		got := a.Push(d, nil)
+		if len(got) != want {
+			t.Fatalf("Push(%s %s %s conf=%v) fired %d events, want %d", d.Symbol, d.Window, d.EventType, d.ConfidenceScore, len(got), want)
+		}
+		for _, e := range got {
+			if e.Event != AlertUnusualFlow || e.Symbol != d.Symbol || !e.OccurredAt.Equal(time.Unix(0, d.TimestampNs)) {
+				t.Fatalf("bad event %+v", e)
+			}
+			var data UnusualFlowData
+			if err := json.Unmarshal(e.Data, &data); err != nil || data.EventType != d.EventType || data.DocumentID != d.Id {
+				t.Fatalf("bad data %s: %v", e.Data, err)
+			}
+		}
+	}
+	f(alertDoc("BTCUSD", "5m", 0, EventBreakout, 80, SignalBullish), 1)
+	f(alertDoc("BTCUSD", "5m", time.Minute, EventBreakout, 80, SignalBullish), 0)        // cooldown
+	f(alertDoc("BTCUSD", "5m", 2*time.Minute, EventDistribution, 80, SignalBearish), 1)  // other eventType
+	f(alertDoc("ETHUSD", "5m", 2*time.Minute, EventBreakout, 80, SignalBullish), 1)      // other symbol
+	f(alertDoc("BTCUSD", "5m", 59*time.Minute, EventBreakout, 90, SignalBullish), 0)     // still cooldown
+	f(alertDoc("BTCUSD", "5m", 60*time.Minute, EventBreakout, 90, SignalBullish), 1)     // an hour later
+	f(alertDoc("SOLUSD", "5m", 0, EventMomentum, 59.9, SignalBullish), 0)                // confidence < 60
+	f(alertDoc("SOLUSD", "5m", 0, EventNormal, 99, SignalBullish), 0)                    // normal
+	f(alertDoc("SOLUSD", "1m", 0, EventMomentum, 99, SignalBullish), 0)                  // not 5m
+	f(alertDoc("SOLUSD", "5m", time.Second, EventUnusualActivity, 60, SignalNeutral), 1) // exactly 60
+	f(&schemas.IntelligenceDocument{Symbol: "", Window: "5m", EventType: EventMomentum, ConfidenceScore: 99}, 0)
+}
+
+func TestDecide(t *testing.T) {
+	f := func(sig string, conf float64, want string) {
+		t.Helper()
+		if got := Decide(sig, conf); got != want {
+			t.Fatalf("Decide(%s, %v) = %s, want %s", sig, conf, got, want)
+		}
+	}
+	f(SignalBullish, 60, ActionBuy)
+	f(SignalBullish, 59, ActionHold)
+	f(SignalBearish, 70, ActionSell)
+	f(SignalBearish, 10, ActionHold)
+	f(SignalNeutral, 99, ActionHold)
+	f("", 99, ActionHold)
+}
+
+func TestAlertDetectorDecisionChange(t *testing.T) {
+	a := NewAlertDetector()
+	var got []AlertEvent
+	push := func(at time.Duration, sig string, conf float64) {
+		got = a.Push(alertDoc("BTCUSD", "15m", at, EventNormal, conf, sig), got)
+	}
+	push(5*time.Minute, SignalBullish, 80)  // hour 10: last doc decides
+	push(50*time.Minute, SignalNeutral, 80) // hour 10 → hold
+	push(70*time.Minute, SignalBullish, 80) // settles hour 10 (first decision: no event); hour 11 → buy
+	if len(got) != 0 {
+		t.Fatalf("first settled hour fired %v", got)
+	}
+	push(125*time.Minute, SignalBullish, 30) // settles hour 11 = buy: hold → buy fires; hour 12 → hold
+	push(185*time.Minute, SignalBullish, 30) // settles hour 12 = hold: buy → hold fires
+	push(130*time.Minute, SignalBearish, 99) // late doc of a settled hour: ignored
+	push(245*time.Minute, SignalBearish, 90) // settles hour 13 = hold: no change
+	push(305*time.Minute, SignalBearish, 90) // settles hour 14 = sell: hold → sell
+	want := []struct {
+		from, to string
+		at       time.Duration
+	}{
+		{ActionHold, ActionBuy, 2 * time.Hour}, {ActionBuy, ActionHold, 3 * time.Hour}, {ActionHold, ActionSell, 5 * time.Hour},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %d events, want %d: %+v", len(got), len(want), got)
+	}
+	for i, w := range want {
+		var d DecisionChangeData
+		if err := json.Unmarshal(got[i].Data, &d); err != nil {
+			t.Fatal(err)
+		}
+		if got[i].Event != AlertDecisionChange || d.From != w.from || d.To != w.to || !got[i].OccurredAt.Equal(alertT0.Add(w.at)) {
+			t.Fatalf("event %d = %s %s→%s at %s, want %s→%s at %s", i, got[i].Event, d.From, d.To, got[i].OccurredAt, w.from, w.to, alertT0.Add(w.at))
+		}
+	}
+	ids := map[string]bool{}
+	for _, e := range got {
+		if ids[e.ID] {
+			t.Fatalf("duplicate id %s", e.ID)
+		}
+		ids[e.ID] = true
+	}
+}
+
+// TestAlertDetectorDeterministic checks the same documents give the same
+// events and ids, a checkpoint restores the state, and replaying the
+// detector's own output suppresses what it already fired.
+func TestAlertDetectorDeterministic(t *testing.T) {
+	var docs []*schemas.IntelligenceDocument
+	evs := []string{EventBreakout, EventNormal, EventMomentum, EventDistribution}
+	sigs := []string{SignalBullish, SignalNeutral, SignalBearish}
+	for i := range 600 {
+		at := time.Duration(i) * 37 * time.Second
+		docs = append(docs, alertDoc("BTCUSD", "5m", at, evs[i%len(evs)], float64(50+i%40), sigs[i%3]))
+		docs = append(docs, alertDoc("BTCUSD", "15m", at, EventNormal, float64(40+i%50), sigs[(i/40)%3]))
+	}
+	run := func(a *AlertDetector, ds []*schemas.IntelligenceDocument) []AlertEvent {
+		var out []AlertEvent
+		for _, d := range ds {
+			out = a.Push(d, out)
+		}
+		return out
+	}
+	all := run(NewAlertDetector(), docs)
+	if len(all) < 5 || !slices.EqualFunc(all, run(NewAlertDetector(), docs), func(a, b AlertEvent) bool {
+		return a.ID == b.ID && string(a.Data) == string(b.Data)
+	}) {
+		t.Fatalf("not deterministic or too few events (%d)", len(all))
+	}
+	// Checkpoint half way.
+	a := NewAlertDetector()
+	first := run(a, docs[:600])
+	b := NewAlertDetector()
+	if err := b.RestoreState(a.MarshalState()); err != nil {
+		t.Fatal(err)
+	}
+	rest := run(b, docs[600:])
+	if got := append(first, rest...); len(got) != len(all) {
+		t.Fatalf("after restore: %d events, want %d", len(got), len(all))
+	}
+	// Restart from own output: replaying the whole input again after
+	// observing the events fires no unusual_flow twice.
+	c := NewAlertDetector()
+	for _, e := range all {
+		c.Observe(e)
+	}
+	for _, e := range run(c, docs) {
+		t.Fatalf("replay after Observe fired again: %s %s %s", e.Event, e.Symbol, e.OccurredAt)
+	}
+	if err := c.RestoreState([]byte("{")); err == nil {
+		t.Fatal("RestoreState accepted bad JSON")
+	}
+}
+
+func TestAlertEventNames(t *testing.T) {
+	if len(AlertEventNames) != 8 {
+		t.Fatalf("want 8 event names, got %d", len(AlertEventNames))
+	}
+	for _, e := range LiveAlertEvents() {
+		if !IsAlertEvent(e) {
+			t.Fatalf("live event %s not in AlertEventNames", e)
+		}
+	}
+	if IsAlertEvent("bogus") {
+		t.Fatal("bogus accepted")
+	}
+}
+
+func BenchmarkAlertDetector(b *testing.B) {
+	a := NewAlertDetector()
+	d := alertDoc("BTCUSD", "5m", 0, EventBreakout, 80, SignalBullish)
+	d15 := alertDoc("BTCUSD", "15m", 0, EventNormal, 80, SignalBullish)
+	var out []AlertEvent
+	b.ReportAllocs()
+	for i := range b.N {
+		d.TimestampNs += int64(time.Second)
+		d15.TimestampNs = d.TimestampNs
+		if i%2 == 0 {
+			out = a.Push(d, out[:0])
+		} else {
+			out = a.Push(d15, out[:0])
+		}
+	}
+}
