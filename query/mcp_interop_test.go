@@ -10,6 +10,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/marketintel/mi/query/ledger"
+	"github.com/marketintel/mi/query/x402"
 )
 
 // interopFreeTool is the free tool the TypeScript client calls.
@@ -31,12 +34,31 @@ func TestMCPTypeScriptClient(t *testing.T) {
 	if err != nil {
 		t.Fatalf("node is not installed: %v", err)
 	}
-	pw := &chargingPaywall{charged: map[string]int64{}}
+	// The real paywall on a real (SQLite) ledger: the key is debited the
+	// route's price once, and nothing without a key.
+	store, err := ledger.Open(t.Context(), "sqlite:"+filepath.Join(t.TempDir(), "ledger.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = store.Close() })
+	var offers []x402.Offer
+	for _, n := range []string{x402.NetworkBase, x402.NetworkPolygon, x402.NetworkArbitrum} {
+		offers = append(offers, x402.Offer{Network: n, Asset: x402.KnownAssets[n][0], PayTo: "0x209693Bc6afc0C5328bA36FaF03C514EF312287C"})
+	}
+	pw, err := NewPaywall(PaywallConfig{Store: store, Offers: offers, Settler: &x402.Facilitator{URL: "http://127.0.0.1:1"},
+		PublicURL: "https://api.example.com", UnpaidPerMinute: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, err := store.CreateKey(t.Context(), 1_000_000, "test", "mcp-interop")
+	if err != nil {
+		t.Fatal(err)
+	}
 	s := newTestServer(nil, pw, fullDoc())
 	url := serveMCP(t, s)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, node, "client.mjs", url, "good", interopFreeTool, interopFreeArgs,
+	cmd := exec.CommandContext(ctx, node, "client.mjs", url, key, interopFreeTool, interopFreeArgs,
 		"get_symbol_intelligence", `{"symbol":"BTCUSD"}`)
 	cmd.Dir = dir
 	out, err := cmd.Output()
@@ -74,13 +96,13 @@ func TestMCPTypeScriptClient(t *testing.T) {
 	if got.Free.IsError || got.Free.Text == "" {
 		t.Errorf("free tool %s: %+v", interopFreeTool, got.Free)
 	}
-	if got.Unpaid.Error == nil || got.Unpaid.Code != 402 || !strings.Contains(*got.Unpaid.Error, "payment_required") {
+	if got.Unpaid.Error == nil || got.Unpaid.Code != 402 || !strings.Contains(*got.Unpaid.Error, "x402Version") {
 		t.Errorf("unpaid call: %+v, want an HTTP 402 error with the quote", got.Unpaid)
 	}
 	if got.Paid.IsError || !strings.Contains(got.Paid.Text, `"symbol":"BTCUSD"`) {
 		t.Errorf("paid call: %+v", got.Paid)
 	}
-	if c := pw.total(); c != priceIntelligenceSymbol {
-		t.Errorf("charged %d micro-USD, want one call of %d", c, priceIntelligenceSymbol)
+	if bal, err := store.KeyBalance(t.Context(), key); err != nil || bal != 1_000_000-priceIntelligenceSymbol {
+		t.Errorf("key balance %d (%v), want one call of %d taken from 1000000", bal, err, priceIntelligenceSymbol)
 	}
 }
