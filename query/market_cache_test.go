@@ -1,6 +1,7 @@
 package query
 
 import (
+	"sync"
 	"testing"
 	"time"
 
@@ -71,4 +72,36 @@ func BenchmarkMarketCached(b *testing.B) {
 func itoaTest(i int) string {
 	const digits = "0123456789"
 	return string([]byte{digits[i/100%10], digits[i/10%10], digits[i%10], digits[i/1000%10]})
+}
+
+// TestMarketCacheConcurrent reads markets and the summary from many
+// goroutines while the views change (run with -race).
+func TestMarketCacheConcurrent(t *testing.T) {
+	v := views.New()
+	s := New(Deps{Views: v})
+	app := s.App()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 300 {
+			v.Apply(smallDoc("S"+itoaTest(i), "5m", int64(i), 1))
+		}
+	}()
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 50 {
+				if m := s.market("5m"); len(m.docs) > 300 {
+					t.Errorf("%d docs", len(m.docs))
+				}
+				if status, _, _ := do(t, app, "GET", "/api/v1/intelligence/summary"); status != 200 {
+					t.Errorf("summary %d", status)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	<-done
 }
