@@ -287,14 +287,15 @@ type balanceBody struct {
 }
 
 // handleCreditsBalance serves GET /api/v1/credits/balance: free, needs
-// X-API-Key; 401 without it or for a key the ledger does not know.
+// X-API-Key; 401 without it (checked first) or for a key the ledger does not
+// know; 503 with a key on a server without a ledger.
 func (s *Server) handleCreditsBalance(c fiber.Ctx) error {
-	if s.d.Ledger == nil {
-		return sendCreditsError(c, fiber.StatusServiceUnavailable, codeUnavailable, "credits are not available on this server")
-	}
 	key := c.Get("X-API-Key")
 	if key == "" {
 		return sendCreditsError(c, fiber.StatusUnauthorized, codeAPIKeyRequired, "send the API key in the X-API-Key header")
+	}
+	if s.d.Ledger == nil {
+		return sendCreditsError(c, fiber.StatusServiceUnavailable, codeUnavailable, "credits are not available on this server")
 	}
 	a, err := s.d.Ledger.KeyAccount(c.Context(), key)
 	if errors.Is(err, ledger.ErrUnknownKey) {

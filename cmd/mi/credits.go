@@ -19,6 +19,16 @@ const creditsUsage = `usage:
   mi credits balance KEY [--data-dir DIR | --database-url URL]
       print the balance of an API key`
 
+// openLedger opens the ledger of a process: databaseURL when set (the
+// --database-url flag, PostgreSQL for several replicas), else the SQLite file
+// in dataDir.
+func openLedger(ctx context.Context, dataDir, databaseURL string) (*ledger.SQL, error) {
+	if databaseURL == "" {
+		databaseURL = ledger.DefaultURL(dataDir)
+	}
+	return ledger.Open(ctx, databaseURL)
+}
+
 // cmdCredits runs the operator's credit commands (docs/credits.md).
 func cmdCredits(ctx context.Context, args []string) error {
 	return runCredits(ctx, args, os.Stdout)
@@ -31,13 +41,7 @@ func runCredits(ctx context.Context, args []string, out io.Writer) error {
 	fs := flag.NewFlagSet("mi credits "+args[0], flag.ContinueOnError)
 	dataDir := fs.String("data-dir", "./data", "data directory holding the SQLite ledger ("+ledger.DefaultFile+")")
 	dbURL := fs.String("database-url", "", "ledger database URL (postgres://… or sqlite:PATH); overrides --data-dir")
-	open := func() (*ledger.SQL, error) {
-		url := *dbURL
-		if url == "" {
-			url = ledger.DefaultURL(*dataDir)
-		}
-		return ledger.Open(ctx, url)
-	}
+	open := func() (*ledger.SQL, error) { return openLedger(ctx, *dataDir, *dbURL) }
 	switch args[0] {
 	case "grant":
 		amount := fs.String("amount", "", "credit in USD, a positive decimal with at most 6 decimals, e.g. 5 or 0.25")

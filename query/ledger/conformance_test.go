@@ -219,6 +219,54 @@ func TestConformanceConcurrentDebits(t *testing.T) {
 			t.Fatalf("%d succeeded, %d insufficient, %d other; want 50, 150, 0", ok.Load(), short.Load(), other.Load())
 		}
 		mustBalance(t, s, key, 0)
+
+		// The same on a wallet's credit (sign-in with wallet).
+		w := "0xCCCC000000000000000000000000000000000003"
+		if err := s.CreditWallet(ctx, w, 50*price, "test", reqID()); err != nil {
+			t.Fatal(err)
+		}
+		ok.Store(0)
+		short.Store(0)
+		start = make(chan struct{})
+		for range 200 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				switch err := s.DebitWallet(ctx, w, charge(price)); {
+				case err == nil:
+					ok.Add(1)
+				case errors.Is(err, ErrInsufficientCredit):
+					short.Add(1)
+				default:
+					t.Error(err)
+				}
+			}()
+		}
+		close(start)
+		wg.Wait()
+		if bal, _ := s.WalletBalance(ctx, w); ok.Load() != 50 || short.Load() != 150 || bal != 0 {
+			t.Fatalf("wallet: %d succeeded, %d insufficient, balance %d; want 50, 150, 0", ok.Load(), short.Load(), bal)
+		}
+	})
+}
+
+// TestConformanceConcurrentOpen: replicas starting together on one database
+// migrate it once and all open.
+func TestConformanceConcurrentOpen(t *testing.T) {
+	conformance(t, func(t *testing.T, s *SQL, reopen func() *SQL) {
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				r := reopen()
+				if v, err := r.SchemaVersion(context.Background()); err != nil || v != len(migrations) {
+					t.Errorf("schema version %d, %v", v, err)
+				}
+			}()
+		}
+		wg.Wait()
 	})
 }
 

@@ -128,8 +128,21 @@ const migrationLockID = 0x6d695f6c6467 // "mi_ldg"
 func (s *SQL) migrate(ctx context.Context) error {
 	create := `CREATE TABLE IF NOT EXISTS schema_migrations (
 		version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)`
-	if _, err := s.db.ExecContext(ctx, create); err != nil {
-		return fmt.Errorf("cannot create schema_migrations: %w", err)
+	// Under the lock too: concurrent CREATE TABLE IF NOT EXISTS races on
+	// PostgreSQL's catalog.
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		if s.dialect == DialectPostgres {
+			if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(migrationLockID)); err != nil {
+				return fmt.Errorf("cannot lock migrations: %w", err)
+			}
+		}
+		if _, err := tx.ExecContext(ctx, create); err != nil {
+			return fmt.Errorf("cannot create schema_migrations: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	for _, m := range migrations {
 		err := s.tx(ctx, func(tx *sql.Tx) error {

@@ -62,6 +62,52 @@ func pgTestURL(t testing.TB) string {
 	return u.String()
 }
 
+// TestPostgresConcurrentMigration: replicas starting together on an empty
+// database migrate it once, all of them open.
+func TestPostgresConcurrentMigration(t *testing.T) {
+	base := pgTestURL(t)
+	schema := fmt.Sprintf("m_%d", time.Now().UnixNano())
+	admin, err := sql.Open("pgx", base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	if _, err := admin.Exec(`CREATE SCHEMA ` + schema); err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Exec(`DROP SCHEMA IF EXISTS ` + schema + ` CASCADE`)
+	u, _ := url.Parse(base)
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s, err := Open(context.Background(), u.String())
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer s.Close()
+			if v, err := s.SchemaVersion(context.Background()); err != nil || v != len(migrations) {
+				errs <- fmt.Errorf("schema version %d, %v", v, err)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	var n int
+	if err := admin.QueryRow(`SELECT COUNT(*) FROM ` + schema + `.schema_migrations`).Scan(&n); err != nil || n != len(migrations) {
+		t.Fatalf("%d migrations recorded, %v; want %d", n, err, len(migrations))
+	}
+}
+
 // postgresBackend gives each test its own schema in the test database,
 // dropped when the test ends.
 func postgresBackend(t testing.TB) (*SQL, func() *SQL) {

@@ -63,6 +63,7 @@ type SQL struct {
 	dialect string
 	mu      sync.Mutex
 	rebound map[string]string
+	stmts   map[string]*sql.Stmt // SQLite: prepared once, reused by every transaction
 }
 
 var _ Store = (*SQL)(nil)
@@ -110,7 +111,7 @@ func Open(ctx context.Context, url string) (*SQL, error) {
 		// every transaction starts with BEGIN IMMEDIATE.
 		db.SetMaxOpenConns(1)
 	}
-	s := &SQL{db: db, dialect: dialect, rebound: map[string]string{}}
+	s := &SQL{db: db, dialect: dialect, rebound: map[string]string{}, stmts: map[string]*sql.Stmt{}}
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("cannot reach %s ledger: %w", dialect, err)
@@ -133,7 +134,17 @@ func (s *SQL) DB() *sql.DB { return s.db }
 func (s *SQL) Dialect() string { return s.dialect }
 
 // Close closes the database.
-func (s *SQL) Close() error { return s.db.Close() }
+func (s *SQL) Close() error {
+	s.mu.Lock()
+	for _, st := range s.stmts {
+		if st != nil {
+			st.Close()
+		}
+	}
+	s.stmts = map[string]*sql.Stmt{}
+	s.mu.Unlock()
+	return s.db.Close()
+}
 
 // q rewrites a query written with ? placeholders for the dialect:
 // PostgreSQL gets $1, $2, ….
@@ -162,6 +173,74 @@ func (s *SQL) q(query string) string {
 	return r
 }
 
+// stmt returns query prepared for the dialect. On SQLite a statement is
+// prepared once (compiling SQL costs more than running these statements) and
+// reused by every transaction; it cannot be prepared inside a transaction,
+// which holds the only connection, so a new query runs unprepared once and is
+// prepared after that transaction ends (preparePending). On PostgreSQL pgx
+// caches prepared statements per connection itself, so nil.
+func (s *SQL) stmt(query string) (*sql.Stmt, string) {
+	if s.dialect != DialectSQLite {
+		return nil, s.q(query)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, ok := s.stmts[query]
+	if !ok {
+		s.stmts[query] = nil // pending
+	}
+	return st, query
+}
+
+// preparePending prepares the statements first seen in a transaction; it
+// runs outside any transaction.
+func (s *SQL) preparePending(ctx context.Context) {
+	if s.dialect != DialectSQLite {
+		return
+	}
+	s.mu.Lock()
+	var pending []string
+	for q, st := range s.stmts {
+		if st == nil {
+			pending = append(pending, q)
+		}
+	}
+	s.mu.Unlock()
+	for _, q := range pending {
+		st, err := s.db.PrepareContext(ctx, q)
+		if err != nil {
+			continue // runs unprepared; the error shows when it runs
+		}
+		s.mu.Lock()
+		if s.stmts[q] == nil {
+			s.stmts[q] = st
+			st = nil
+		}
+		s.mu.Unlock()
+		if st != nil {
+			st.Close()
+		}
+	}
+}
+
+// exec runs query (with ? placeholders) in tx.
+func (s *SQL) exec(ctx context.Context, tx *sql.Tx, query string, args ...any) (sql.Result, error) {
+	st, q := s.stmt(query)
+	if st != nil {
+		return tx.StmtContext(ctx, st).ExecContext(ctx, args...)
+	}
+	return tx.ExecContext(ctx, q, args...)
+}
+
+// queryRow runs query (with ? placeholders) in tx.
+func (s *SQL) queryRow(ctx context.Context, tx *sql.Tx, query string, args ...any) *sql.Row {
+	st, q := s.stmt(query)
+	if st != nil {
+		return tx.StmtContext(ctx, st).QueryRowContext(ctx, args...)
+	}
+	return tx.QueryRowContext(ctx, q, args...)
+}
+
 // tx runs fn in a transaction (BEGIN IMMEDIATE on SQLite, READ COMMITTED on
 // PostgreSQL) and commits it when fn returns nil.
 func (s *SQL) tx(ctx context.Context, fn func(*sql.Tx) error) error {
@@ -169,14 +248,14 @@ func (s *SQL) tx(ctx context.Context, fn func(*sql.Tx) error) error {
 	if err != nil {
 		return fmt.Errorf("cannot begin ledger transaction: %w", err)
 	}
-	if err := fn(tx); err != nil {
+	err = fn(tx)
+	if err != nil {
 		tx.Rollback()
-		return err
+	} else if err = tx.Commit(); err != nil {
+		err = fmt.Errorf("cannot commit ledger transaction: %w", err)
 	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("cannot commit ledger transaction: %w", err)
-	}
-	return nil
+	s.preparePending(ctx)
+	return err
 }
 
 // micros is t in Unix microseconds; the zero time is now.

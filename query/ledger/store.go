@@ -74,9 +74,9 @@ func nullable(s string) any {
 // addEntry appends e; ErrDuplicateRequest when an entry of the same kind has
 // the same non-empty request id.
 func (s *SQL) addEntry(ctx context.Context, tx *sql.Tx, e entry) error {
-	res, err := tx.ExecContext(ctx, s.q(`INSERT INTO entries
+	res, err := s.exec(ctx, tx, `INSERT INTO entries
 		(account_id, key_hash, wallet, kind, route, amount, request_id, reason, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`),
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
 		e.account, nullable(e.keyHash), nullable(e.wallet), e.kind, e.route, e.amount, e.requestID, e.reason, e.at)
 	if err != nil {
 		return fmt.Errorf("cannot append ledger entry: %w", err)
@@ -93,7 +93,7 @@ func (s *SQL) addEntry(ctx context.Context, tx *sql.Tx, e entry) error {
 
 // credit adds amount (> 0) to an account and appends e.
 func (s *SQL) credit(ctx context.Context, tx *sql.Tx, e entry) error {
-	if _, err := tx.ExecContext(ctx, s.q(`UPDATE accounts SET balance = balance + ? WHERE id = ?`), e.amount, e.account); err != nil {
+	if _, err := s.exec(ctx, tx, `UPDATE accounts SET balance = balance + ? WHERE id = ?`, e.amount, e.account); err != nil {
 		return fmt.Errorf("cannot credit account: %w", err)
 	}
 	return s.addEntry(ctx, tx, e)
@@ -102,7 +102,7 @@ func (s *SQL) credit(ctx context.Context, tx *sql.Tx, e entry) error {
 // debit takes -e.amount from an account if its balance covers it and appends
 // e; ErrInsufficientCredit otherwise.
 func (s *SQL) debit(ctx context.Context, tx *sql.Tx, e entry) error {
-	res, err := tx.ExecContext(ctx, s.q(`UPDATE accounts SET balance = balance - ? WHERE id = ? AND balance >= ?`),
+	res, err := s.exec(ctx, tx, `UPDATE accounts SET balance = balance - ? WHERE id = ? AND balance >= ?`,
 		-e.amount, e.account, -e.amount)
 	if err != nil {
 		return fmt.Errorf("cannot debit account: %w", err)
@@ -119,7 +119,7 @@ func (s *SQL) debit(ctx context.Context, tx *sql.Tx, e entry) error {
 
 func (s *SQL) newAccount(ctx context.Context, tx *sql.Tx, at int64) (int64, error) {
 	var id int64
-	if err := tx.QueryRowContext(ctx, s.q(`INSERT INTO accounts (balance, created_at) VALUES (0, ?) RETURNING id`), at).Scan(&id); err != nil {
+	if err := s.queryRow(ctx, tx, `INSERT INTO accounts (balance, created_at) VALUES (0, ?) RETURNING id`, at).Scan(&id); err != nil {
 		return 0, fmt.Errorf("cannot create account: %w", err)
 	}
 	return id, nil
@@ -127,7 +127,7 @@ func (s *SQL) newAccount(ctx context.Context, tx *sql.Tx, at int64) (int64, erro
 
 func (s *SQL) keyAccount(ctx context.Context, tx *sql.Tx, keyHash string) (int64, error) {
 	var id int64
-	err := tx.QueryRowContext(ctx, s.q(`SELECT account_id FROM api_keys WHERE key_hash = ?`), keyHash).Scan(&id)
+	err := s.queryRow(ctx, tx, `SELECT account_id FROM api_keys WHERE key_hash = ?`, keyHash).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, ErrUnknownKey
 	}
@@ -140,7 +140,7 @@ func (s *SQL) keyAccount(ctx context.Context, tx *sql.Tx, keyHash string) (int64
 // walletAccount is the account of a wallet, 0 when the wallet has none.
 func (s *SQL) walletAccount(ctx context.Context, tx *sql.Tx, wallet string) (int64, error) {
 	var id int64
-	err := tx.QueryRowContext(ctx, s.q(`SELECT account_id FROM wallets WHERE address = ?`), wallet).Scan(&id)
+	err := s.queryRow(ctx, tx, `SELECT account_id FROM wallets WHERE address = ?`, wallet).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, nil
 	}
@@ -157,7 +157,7 @@ func (s *SQL) newKey(ctx context.Context, tx *sql.Tx, account, at int64) (string
 		return "", "", err
 	}
 	h := HashKey(k)
-	if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO api_keys (key_hash, account_id, created_at) VALUES (?, ?, ?)`), h, account, at); err != nil {
+	if _, err := s.exec(ctx, tx, `INSERT INTO api_keys (key_hash, account_id, created_at) VALUES (?, ?, ?)`, h, account, at); err != nil {
 		return "", "", fmt.Errorf("cannot store API key: %w", err)
 	}
 	return k, h, nil
@@ -169,7 +169,7 @@ func (s *SQL) newKey(ctx context.Context, tx *sql.Tx, account, at int64) (string
 // entry, and its keys and wallets are repointed), so a wallet always holds
 // exactly one balance.
 func (s *SQL) linkWallet(ctx context.Context, tx *sql.Tx, wallet string, account int64, requestID string, at int64) error {
-	if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO wallets (address, account_id, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`),
+	if _, err := s.exec(ctx, tx, `INSERT INTO wallets (address, account_id, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`,
 		wallet, account, at); err != nil {
 		return fmt.Errorf("cannot link wallet: %w", err)
 	}
@@ -188,7 +188,7 @@ func (s *SQL) linkWallet(ctx context.Context, tx *sql.Tx, wallet string, account
 		rows.Close()
 	}
 	var bal int64
-	if err := tx.QueryRowContext(ctx, s.q(`SELECT balance FROM accounts WHERE id = ?`), other).Scan(&bal); err != nil {
+	if err := s.queryRow(ctx, tx, `SELECT balance FROM accounts WHERE id = ?`, other).Scan(&bal); err != nil {
 		return fmt.Errorf("cannot read account to merge: %w", err)
 	}
 	if bal > 0 {
@@ -256,11 +256,21 @@ func (s *SQL) DebitKey(ctx context.Context, apiKey string, c Charge) error {
 		return s.pgDebitKey(ctx, h, c)
 	}
 	return s.tx(ctx, func(tx *sql.Tx) error {
-		acct, err := s.keyAccount(ctx, tx, h)
-		if err != nil {
-			return err
+		// One conditional update finds the key's account and debits it.
+		var acct int64
+		err := s.queryRow(ctx, tx, `UPDATE accounts SET balance = balance - ?
+			WHERE id = (SELECT account_id FROM api_keys WHERE key_hash = ?) AND balance >= ? RETURNING id`,
+			c.AmountMicroUSD, h, c.AmountMicroUSD).Scan(&acct)
+		if errors.Is(err, sql.ErrNoRows) {
+			if _, err := s.keyAccount(ctx, tx, h); err != nil {
+				return err
+			}
+			return ErrInsufficientCredit
 		}
-		return s.debit(ctx, tx, entry{account: acct, keyHash: h, kind: KindDebit, route: c.Route,
+		if err != nil {
+			return fmt.Errorf("cannot debit key: %w", err)
+		}
+		return s.addEntry(ctx, tx, entry{account: acct, keyHash: h, kind: KindDebit, route: c.Route,
 			amount: -c.AmountMicroUSD, requestID: c.RequestID, at: micros(c.At)})
 	})
 }
@@ -275,12 +285,36 @@ func (s *SQL) RefundKey(ctx context.Context, apiKey string, c Charge) error {
 	if s.dialect == DialectPostgres {
 		return s.pgRefundKey(ctx, h, c)
 	}
+	if c.AmountMicroUSD <= 0 {
+		return ErrInvalidAmount
+	}
+	if c.RequestID == "" {
+		return fmt.Errorf("cannot refund a charge without request id: %w", ErrNoSuchDebit)
+	}
 	return s.tx(ctx, func(tx *sql.Tx) error {
-		acct, err := s.keyAccount(ctx, tx, h)
-		if err != nil {
-			return err
+		// One insert finds the key's account and the debit, and appends the
+		// refund; then the balance follows.
+		var acct int64
+		err := s.queryRow(ctx, tx, `INSERT INTO entries (account_id, key_hash, kind, route, amount, request_id, reason, created_at)
+			SELECT k.account_id, k.key_hash, 'refund', ?, ?, ?, '', ? FROM api_keys k
+			WHERE k.key_hash = ? AND EXISTS (SELECT 1 FROM entries d WHERE d.kind = 'debit' AND d.request_id = ?
+				AND d.request_id <> '' AND d.key_hash = ? AND d.amount = ?)
+			ON CONFLICT DO NOTHING RETURNING account_id`,
+			c.Route, c.AmountMicroUSD, c.RequestID, micros(c.At), h, c.RequestID, h, -c.AmountMicroUSD).Scan(&acct)
+		if errors.Is(err, sql.ErrNoRows) {
+			// Why not: an unknown key, no such debit, or refunded before.
+			if acct, err = s.keyAccount(ctx, tx, h); err != nil {
+				return err
+			}
+			return s.refund(ctx, tx, acct, `key_hash`, h, entry{account: acct, keyHash: h}, c)
 		}
-		return s.refund(ctx, tx, acct, `key_hash`, h, entry{account: acct, keyHash: h}, c)
+		if err != nil {
+			return fmt.Errorf("cannot refund key: %w", err)
+		}
+		if _, err := s.exec(ctx, tx, `UPDATE accounts SET balance = balance + ? WHERE id = ?`, c.AmountMicroUSD, acct); err != nil {
+			return fmt.Errorf("cannot refund key: %w", err)
+		}
+		return nil
 	})
 }
 
@@ -293,7 +327,7 @@ func (s *SQL) refund(ctx context.Context, tx *sql.Tx, acct int64, column, value 
 		return fmt.Errorf("cannot refund a charge without request id: %w", ErrNoSuchDebit)
 	}
 	var amount int64
-	err := tx.QueryRowContext(ctx, s.q(`SELECT amount FROM entries WHERE kind = 'debit' AND request_id = ? AND request_id <> '' AND `+column+` = ?`),
+	err := s.queryRow(ctx, tx, `SELECT amount FROM entries WHERE kind = 'debit' AND request_id = ? AND request_id <> '' AND `+column+` = ?`,
 		c.RequestID, value).Scan(&amount)
 	if errors.Is(err, sql.ErrNoRows) || (err == nil && amount != -c.AmountMicroUSD) {
 		return ErrNoSuchDebit
@@ -568,16 +602,18 @@ func (s *SQL) Buy(ctx context.Context, p Purchase) (PurchaseResult, error) {
 				return err
 			}
 		}
-		if err := s.credit(ctx, tx, entry{account: acct, keyHash: keyHash, wallet: w, kind: KindPurchase, route: p.Route,
-			amount: p.CreditMicroUSD, requestID: p.RequestID, reason: p.Reason, at: at}); err != nil {
-			return err
-		}
+		// Link (and merge) first: the merge locks both accounts in id
+		// order before this transaction updates either.
 		if w != "" {
 			if err := s.linkWallet(ctx, tx, w, acct, p.RequestID, at); err != nil {
 				return err
 			}
 		}
-		return tx.QueryRowContext(ctx, s.q(`SELECT balance FROM accounts WHERE id = ?`), acct).Scan(&out.BalanceMicroUSD)
+		if err := s.credit(ctx, tx, entry{account: acct, keyHash: keyHash, wallet: w, kind: KindPurchase, route: p.Route,
+			amount: p.CreditMicroUSD, requestID: p.RequestID, reason: p.Reason, at: at}); err != nil {
+			return err
+		}
+		return s.queryRow(ctx, tx, `SELECT balance FROM accounts WHERE id = ?`, acct).Scan(&out.BalanceMicroUSD)
 	})
 	if err != nil {
 		return PurchaseResult{}, err
@@ -621,7 +657,7 @@ func (s *SQL) ReversePurchase(ctx context.Context, requestID string) (int64, err
 			keyHash sql.NullString
 			wallet  sql.NullString
 		)
-		err := tx.QueryRowContext(ctx, s.q(`SELECT amount, key_hash, wallet FROM entries WHERE kind = 'purchase' AND request_id = ? AND request_id <> ''`),
+		err := s.queryRow(ctx, tx, `SELECT amount, key_hash, wallet FROM entries WHERE kind = 'purchase' AND request_id = ? AND request_id <> ''`,
 			requestID).Scan(&amount, &keyHash, &wallet)
 		if errors.Is(err, sql.ErrNoRows) {
 			return ErrNoSuchDebit
@@ -640,7 +676,7 @@ func (s *SQL) ReversePurchase(ctx context.Context, requestID string) (int64, err
 			}
 		}
 		var bal int64
-		if err := tx.QueryRowContext(ctx, s.q(`SELECT balance FROM accounts WHERE id = ?`), acct).Scan(&bal); err != nil {
+		if err := s.queryRow(ctx, tx, `SELECT balance FROM accounts WHERE id = ?`, acct).Scan(&bal); err != nil {
 			return fmt.Errorf("cannot read account: %w", err)
 		}
 		reversed = min(amount, bal)
@@ -655,4 +691,24 @@ func (s *SQL) ReversePurchase(ctx context.Context, requestID string) (int64, err
 		return 0, err
 	}
 	return reversed, nil
+}
+
+// PruneExpired deletes used nonces and proofs whose expiry is before
+// before, and returns how many rows it deleted. Call it with a margin (e.g.
+// now minus a day): an authorization or proof past its expiry is rejected by
+// its own validity window, so its row no longer guards against a replay.
+func (s *SQL) PruneExpired(ctx context.Context, before time.Time) (int64, error) {
+	var n int64
+	for _, q := range []string{`DELETE FROM used_nonces WHERE expires_at < ?`, `DELETE FROM used_proofs WHERE expires_at < ?`} {
+		res, err := s.db.ExecContext(ctx, s.q(q), before.UnixMicro())
+		if err != nil {
+			return n, fmt.Errorf("cannot prune used nonces and proofs: %w", err)
+		}
+		k, err := res.RowsAffected()
+		if err != nil {
+			return n, fmt.Errorf("cannot prune used nonces and proofs: %w", err)
+		}
+		n += k
+	}
+	return n, nil
 }
