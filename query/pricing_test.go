@@ -20,7 +20,7 @@ import (
 
 // newPricedServer is a server with a paywall quoting Base, Polygon,
 // Arbitrum and Solana USDC; its settlement backend is never reached.
-func newPricedServer(t *testing.T, unpaidPerMinute int) *Server {
+func newPricedServer(t testing.TB, unpaidPerMinute int) *Server {
 	t.Helper()
 	store, err := ledger.Open(t.Context(), "sqlite:"+filepath.Join(t.TempDir(), "ledger.db"))
 	if err != nil {

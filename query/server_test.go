@@ -294,7 +294,8 @@ func (p *recordingPaywall) Wrap(r Route, next fiber.Handler) fiber.Handler {
 
 func TestPaywall(t *testing.T) {
 	pw := &recordingPaywall{}
-	app := newTestServer(nil, pw, fullDoc()).App()
+	srv := newTestServer(nil, pw, fullDoc())
+	app := srv.App()
 	var priced []string
 	for _, r := range newTestServer(nil, nil).Routes() {
 		if r.PriceMicroUSD > 0 {

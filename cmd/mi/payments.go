@@ -56,11 +56,7 @@ func addPaymentFlags(fs *flag.FlagSet) *paymentFlags {
 // build opens the ledger and returns it with the paywall; the paywall is
 // nil (every route free) when no payTo address is configured.
 func (p *paymentFlags) build(ctx context.Context, dataDir string, log *slog.Logger) (*ledger.SQL, query.Paywall, error) {
-	url := p.databaseURL
-	if url == "" {
-		url = ledger.DefaultURL(dataDir)
-	}
-	store, err := ledger.Open(ctx, url)
+	store, err := openLedger(ctx, dataDir, p.databaseURL) // credits.go
 	if err != nil {
 		return nil, nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/big"
@@ -53,7 +54,7 @@ type SupportedChain struct {
 type SignInExtension struct {
 	Info            SignInInfo       `json:"info"`
 	SupportedChains []SupportedChain `json:"supportedChains"`
-	Schema          map[string]any   `json:"schema"`
+	Schema          json.RawMessage  `json:"schema"`
 }
 
 // SignInProof is the decoded SIGN-IN-WITH-X header.
@@ -68,6 +69,15 @@ type SignInProof struct {
 
 // ErrSignInUsed: the proof was presented before.
 var ErrSignInUsed = errors.New("sign-in proof already used")
+
+// signInSchemaJSON is signInSchema encoded once.
+var signInSchemaJSON = func() json.RawMessage {
+	b, err := json.Marshal(signInSchema)
+	if err != nil {
+		panic("BUG: cannot encode the sign-in schema: " + err.Error())
+	}
+	return b
+}()
 
 // signInSchema is the JSON schema of a proof, sent with every challenge.
 var signInSchema = map[string]any{
@@ -140,7 +150,7 @@ func (s *SignIn) Challenge(resourceURL string) SignInExtension {
 			Statement:      s.Statement,
 			Resources:      []string{resourceURL},
 		},
-		Schema: signInSchema,
+		Schema: signInSchemaJSON,
 	}
 	for _, c := range s.Chains {
 		if IsEVM(c) {
