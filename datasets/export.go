@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 	"time"
+	"unicode/utf8"
 )
 
 // Candle is one candle row of one venue (or, in the cross-venue candles of
@@ -121,18 +122,18 @@ func formatFloat(f float64) string {
 // interval is the one requested.
 func AppendJSON(b []byte, d ExportDay) []byte {
 	b = append(b, `{"symbol":`...)
-	b = strconv.AppendQuote(b, d.Symbol)
+	b = appendJSONString(b, d.Symbol)
 	b = append(b, `,"date":`...)
-	b = strconv.AppendQuote(b, d.Date)
+	b = appendJSONString(b, d.Date)
 	b = append(b, `,"interval":`...)
-	b = strconv.AppendQuote(b, d.Interval)
+	b = appendJSONString(b, d.Interval)
 	b = append(b, `,"requestedInterval":`...)
-	b = strconv.AppendQuote(b, d.RequestedInterval)
+	b = appendJSONString(b, d.RequestedInterval)
 	b = append(b, `,"note":`...)
 	if d.Note == "" {
 		b = append(b, "null"...)
 	} else {
-		b = strconv.AppendQuote(b, d.Note)
+		b = appendJSONString(b, d.Note)
 	}
 	b = append(b, `,"venues":[`...)
 	for i, v := range d.Venues {
@@ -140,11 +141,11 @@ func AppendJSON(b []byte, d ExportDay) []byte {
 			b = append(b, ',')
 		}
 		b = append(b, `{"venue":`...)
-		b = strconv.AppendQuote(b, v.Venue)
+		b = appendJSONString(b, v.Venue)
 		b = append(b, `,"venueKind":`...)
-		b = strconv.AppendQuote(b, v.VenueKind)
+		b = appendJSONString(b, v.VenueKind)
 		b = append(b, `,"chain":`...)
-		b = strconv.AppendQuote(b, v.Chain)
+		b = appendJSONString(b, v.Chain)
 		b = append(b, `,"candles":[`...)
 		for j, c := range v.Candles {
 			if j > 0 {
@@ -195,4 +196,23 @@ func AppendNumber(b []byte, f float64) []byte {
 		return append(b, '0')
 	}
 	return strconv.AppendFloat(b, f, 'g', -1, 64)
+}
+
+// appendJSONString appends s as a JSON string.
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b = append(b, '\\', byte(r))
+		case r < 0x20:
+			b = append(b, '\\', 'u', '0', '0', hex[r>>4], hex[r&15])
+		case r == utf8.RuneError:
+			b = append(b, `\ufffd`...)
+		default:
+			b = utf8.AppendRune(b, r)
+		}
+	}
+	return append(b, '"')
 }

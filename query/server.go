@@ -18,6 +18,7 @@ import (
 	"github.com/gofiber/fiber/v3/middleware/recover"
 
 	"github.com/marketintel/mi/pipeline"
+	"github.com/marketintel/mi/query/history"
 	"github.com/marketintel/mi/sinks/views"
 )
 
@@ -39,6 +40,10 @@ type Deps struct {
 	Paywall Paywall
 	// Logger receives server errors and recovered panics; nil discards them.
 	Logger *slog.Logger
+	// History reads the Parquet history (candles, datasets, query,
+	// backtest, track record; docs/history.md). Nil answers those routes
+	// 404 no_data.
+	History *history.Store
 }
 
 // Paywall is the slot the payments task fills: it wraps the handler of every

@@ -202,3 +202,31 @@ func (s *Store) LatestCandles(ctx context.Context, symbol, interval string, limi
 	from := end.Add(-time.Duration(days) * 24 * time.Hour)
 	return s.Candles(ctx, CandleQuery{Symbols: []string{symbol}, Interval: interval, From: from, To: end, Latest: limit})
 }
+
+// Symbols returns the distinct symbols of every stored candle file, sorted.
+func (s *Store) Symbols(ctx context.Context) ([]string, error) {
+	var files []string
+	for _, iv := range datasets.Intervals {
+		cs := s.candleFiles(iv, "", "")
+		files = append(files, cs.files...)
+	}
+	if len(files) == 0 {
+		return []string{}, nil
+	}
+	slices.Sort(files)
+	files = slices.Compact(files)
+	rows, err := s.db.QueryContext(ctx, `SELECT DISTINCT symbol FROM read_parquet(?::VARCHAR[]) ORDER BY symbol`, files)
+	if err != nil {
+		return nil, fmt.Errorf("cannot list symbols: %w", err)
+	}
+	defer rows.Close()
+	out := []string{}
+	for rows.Next() {
+		var sym string
+		if err := rows.Scan(&sym); err != nil {
+			return nil, fmt.Errorf("cannot list symbols: %w", err)
+		}
+		out = append(out, sym)
+	}
+	return out, rows.Err()
+}

@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/duckdb/duckdb-go/v2"
@@ -54,6 +55,10 @@ type Store struct {
 	db   *sql.DB
 	conn *duckdb.Connector
 	now  func() time.Time
+
+	symMu sync.Mutex
+	symAt time.Time
+	syms  []string
 }
 
 // Open opens an in-process DuckDB configured by c. It creates nothing on
@@ -289,3 +294,5 @@ func (s *Store) signalFiles(window, from, to string) []string {
 func (s *Store) signalChangeFiles(from, to string) []string {
 	return s.dayFiles(datasets.KindSignalChanges, from, to)
 }
+
+func datasetsDay(t time.Time) string { return datasets.Day(t) }

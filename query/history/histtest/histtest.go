@@ -160,3 +160,65 @@ func Flat(symbol, venue string, t time.Time, price, volume float64) datasets.Can
 		SellVolume: volume / 2, BuyVolumeUSD: volume * price / 2, SellVolumeUSD: volume * price / 2,
 		BuyPressure: 50, VWAP: price, TradeCount: 2, BuyCount: 1, SellCount: 1}
 }
+
+// Symbol returns the name of synthetic symbol i: SYM000USD, SYM001USD, ...
+func Symbol(i int) string { return fmt.Sprintf("SYM%03dUSD", i) }
+
+// GenCandles writes synthetic 1m candle day files for symbols Symbol(0..n-1)
+// on venues (venue kind onchain_dex) for every day from first, days days,
+// with SQL inside DuckDB: a deterministic wave per symbol around 100.
+func (w *Writer) GenCandles(first time.Time, days int, venues []string, n int) {
+	w.tb.Helper()
+	for d := range days {
+		day := first.AddDate(0, 0, d)
+		for vi, v := range venues {
+			path := filepath.Join(datasets.CandleDir(w.Root, "1m", datasets.Day(day), v), datasets.DayFileName)
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				w.tb.Fatal(err)
+			}
+			w.Exec(`COPY (
+  WITH g AS (
+    SELECT ?::TIMESTAMPTZ + m * INTERVAL 1 MINUTE AS ts, s, m,
+           100 + 10 * sin((m + s * 37 + ?) / 50.0) + s AS p
+    FROM range(1440) t(m), range(?) u(s))
+  SELECT ts, printf('SYM%03dUSD', s) AS symbol, 'onchain_dex' AS venue_kind, 'ethereum' AS chain,
+         p AS open, p * 1.002 AS high, p * 0.998 AS low, p * (1 + 0.001 * sin(m)) AS close,
+         10.0 + (m % 7) AS volume, (10.0 + (m % 7)) * p AS volume_usd,
+         (10.0 + (m % 7)) * 0.6 AS buy_volume, (10.0 + (m % 7)) * 0.4 AS sell_volume,
+         (10.0 + (m % 7)) * p * 0.6 AS buy_volume_usd, (10.0 + (m % 7)) * p * 0.4 AS sell_volume_usd,
+         60.0 AS buy_pressure, p AS vwap, 5::BIGINT AS trade_count, 3::BIGINT AS buy_count,
+         2::BIGINT AS sell_count, 0::BIGINT AS unknown_side_count
+  FROM g ORDER BY symbol, ts) TO '`+strings.ReplaceAll(path, "'", "''")+`' (FORMAT parquet)`, day, vi*3+d, n)
+		}
+	}
+}
+
+// GenSignals writes synthetic signal documents of window for the symbols
+// of GenCandles: one per symbol and minute, BULLISH with confidence 80 at
+// every 30th minute (event BREAKOUT), BEARISH with confidence 70 at every
+// 45th (event BREAKDOWN), NEUTRAL otherwise; price from the same wave.
+func (w *Writer) GenSignals(window string, first time.Time, days, n int) {
+	w.tb.Helper()
+	for d := range days {
+		day := first.AddDate(0, 0, d)
+		path := filepath.Join(datasets.SignalDir(w.Root, window, datasets.Day(day)), datasets.DayFileName)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			w.tb.Fatal(err)
+		}
+		w.Exec(`COPY (
+  WITH g AS (
+    SELECT ?::TIMESTAMPTZ + m * INTERVAL 1 MINUTE AS ts, s, m,
+           100 + 10 * sin((m + s * 37 + ?) / 50.0) + s AS p
+    FROM range(1440) t(m), range(?) u(s))
+  SELECT ts, printf('SYM%03dUSD', s) AS symbol, printf('SYM%03dUSD|5m|%d', s, m) AS id, p AS price,
+         0.5 AS price_change_percent, 1000.0 AS volume, 60.0 AS buy_pressure, 10::BIGINT AS trade_count,
+         50.0 AS momentum_score, 40.0 AS activity_score, (m % 100)::DOUBLE AS anomaly_score,
+         CASE WHEN m % 30 = 0 THEN 80.0 WHEN m % 45 = 0 THEN 70.0 ELSE 30.0 END AS confidence_score,
+         CASE WHEN m % 30 = 0 THEN 'BULLISH' WHEN m % 45 = 0 THEN 'BEARISH' ELSE 'NEUTRAL' END AS signal,
+         'MEDIUM' AS signal_strength,
+         CASE WHEN m % 30 = 0 THEN 'BREAKOUT' WHEN m % 45 = 0 THEN 'BREAKDOWN' ELSE 'NORMAL' END AS event_type,
+         1.5 AS volume_multiple, 1.2 AS activity_multiple, 30::BIGINT AS baseline_samples, true AS baseline_ready,
+         'mi-signals/1.1.0' AS algorithm_version
+  FROM g ORDER BY symbol, ts) TO '`+strings.ReplaceAll(path, "'", "''")+`' (FORMAT parquet)`, day, d, n)
+	}
+}
