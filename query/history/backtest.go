@@ -85,7 +85,7 @@ const Methodology = "walk-forward, no look-ahead: a qualifying signal is a store
 	"candles that start at or after t and end by t+h: the return at horizon h is the close of the last such candle, " +
 	"signed by the signal's direction (BEARISH is short); a win is a return above 0; MFE/MAE are the most favorable " +
 	"and most adverse moves (high/low) of the candles ending by t+15m, as positive percentages; a horizon without " +
-	"such a candle is not a sample"
+	"such a candle, or ending after the symbol's last stored candle, is not a sample"
 
 // Outcome is one evaluated signal.
 type Outcome struct {
@@ -121,8 +121,10 @@ docs AS (
   FROM ` + readSignals + `
   WHERE (symbol = ANY(?::VARCHAR[]) OR len(?::VARCHAR[]) = 0) AND ts >= ?::TIMESTAMPTZ AND ts < ?::TIMESTAMPTZ
   WINDOW w AS (PARTITION BY symbol ORDER BY ts)
+), cov AS (
+  SELECT symbol, max(ts + to_seconds(width)) AS last_end FROM c GROUP BY symbol
 ), sig AS (
-  SELECT symbol, ts, signal, event_type, conf, price FROM docs
+  SELECT symbol, ts, signal, event_type, conf, price, last_end FROM docs JOIN cov USING (symbol)
   WHERE signal IN ('BULLISH', 'BEARISH') AND conf >= ? AND bs >= ? AND price > 0
     AND (prev_signal IS NULL OR prev_signal <> signal OR prev_event <> event_type)
 ), j AS (
@@ -130,13 +132,13 @@ docs AS (
   FROM sig JOIN c ON c.symbol = sig.symbol AND c.ts >= sig.ts AND c.ts + to_seconds(c.width) <= sig.ts + INTERVAL 60 MINUTE
 )
 SELECT symbol, ts, signal, event_type, conf, price,
-  arg_max(close, cts) FILTER (WHERE cend <= ts + INTERVAL 1 MINUTE),
-  arg_max(close, cts) FILTER (WHERE cend <= ts + INTERVAL 5 MINUTE),
-  arg_max(close, cts) FILTER (WHERE cend <= ts + INTERVAL 15 MINUTE),
-  arg_max(close, cts),
-  max(high) FILTER (WHERE cend <= ts + INTERVAL 15 MINUTE),
-  min(low) FILTER (WHERE cend <= ts + INTERVAL 15 MINUTE)
-FROM j GROUP BY symbol, ts, signal, event_type, conf, price
+  arg_max(close, cts) FILTER (WHERE cend <= ts + INTERVAL 1 MINUTE AND ts + INTERVAL 1 MINUTE <= last_end),
+  arg_max(close, cts) FILTER (WHERE cend <= ts + INTERVAL 5 MINUTE AND ts + INTERVAL 5 MINUTE <= last_end),
+  arg_max(close, cts) FILTER (WHERE cend <= ts + INTERVAL 15 MINUTE AND ts + INTERVAL 15 MINUTE <= last_end),
+  arg_max(close, cts) FILTER (WHERE ts + INTERVAL 60 MINUTE <= last_end),
+  max(high) FILTER (WHERE cend <= ts + INTERVAL 15 MINUTE AND ts + INTERVAL 15 MINUTE <= last_end),
+  min(low) FILTER (WHERE cend <= ts + INTERVAL 15 MINUTE AND ts + INTERVAL 15 MINUTE <= last_end)
+FROM j GROUP BY symbol, ts, signal, event_type, conf, price, last_end
 ORDER BY symbol, ts`
 
 // Outcomes scores the qualifying signals of p. It also returns the number
