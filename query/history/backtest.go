@@ -110,36 +110,62 @@ func (o Outcome) Direction() float64 {
 	return 1
 }
 
-// outcomeSQL scores qualifying signals on forward cross-venue candles.
-// Parameters: candle files, 60, candle symbols, candle from, candle to;
-// signal files, symbols, symbols, start, end, min confidence, min samples.
+// priceSQL is the slim cross-venue price series the backtest and the track
+// record score on: per (symbol, candle start) the USD-volume-weighted close
+// (plain mean without volume), the highest high and the lowest low of the
+// stored candles as they are (no roll-up: every stored interval is at least
+// a minute), with the candle end. Parameters: files, symbols, from, to.
+const priceSQL = `
+SELECT symbol, ts, max(ts + to_seconds(CASE interval WHEN '1m' THEN 60 WHEN '5m' THEN 300 WHEN '15m' THEN 900 ELSE 3600 END)) AS cend,
+       coalesce(sum(close * volume_usd) / nullif(sum(volume_usd), 0), avg(close)) AS close,
+       max(high) AS high, min(low) AS low
+FROM ` + readCandles + `
+WHERE list_contains(?::VARCHAR[], symbol) AND ts >= ?::TIMESTAMPTZ AND ts < ?::TIMESTAMPTZ
+GROUP BY symbol, ts`
+
+// outcomeSQL scores qualifying signals on forward cross-venue candles: the
+// returns with ASOF joins (latest candle ending by t+h, kept only if it
+// starts at or after t), MFE/MAE from an equi-join on the candle starts of
+// the 15 minutes from the first minute boundary at or after t. Parameters: priceSQL's; signal files, symbols,
+// symbols, start, end, min confidence, min samples.
 const outcomeSQL = `
-WITH c AS (` + crossVenue + `),
+WITH c AS (` + priceSQL + `),
+cov AS (SELECT symbol, max(cend) AS last_end FROM c GROUP BY symbol),
 docs AS (
   SELECT symbol, ts, signal, event_type, confidence_score AS conf, baseline_samples AS bs, price,
          lag(signal) OVER w AS prev_signal, lag(event_type) OVER w AS prev_event
   FROM ` + readSignals + `
-  WHERE (symbol = ANY(?::VARCHAR[]) OR len(?::VARCHAR[]) = 0) AND ts >= ?::TIMESTAMPTZ AND ts < ?::TIMESTAMPTZ
+  WHERE (list_contains(?::VARCHAR[], symbol) OR len(?::VARCHAR[]) = 0) AND ts >= ?::TIMESTAMPTZ AND ts < ?::TIMESTAMPTZ
   WINDOW w AS (PARTITION BY symbol ORDER BY ts)
-), cov AS (
-  SELECT symbol, max(ts + to_seconds(width)) AS last_end FROM c GROUP BY symbol
 ), sig AS (
-  SELECT symbol, ts, signal, event_type, conf, price, last_end FROM docs JOIN cov USING (symbol)
+  SELECT symbol, ts, signal, event_type, conf, price, last_end,
+         CASE WHEN date_trunc('minute', ts) = ts THEN ts ELSE date_trunc('minute', ts) + INTERVAL 1 MINUTE END AS base,
+         ts + INTERVAL 1 MINUTE AS t1, ts + INTERVAL 5 MINUTE AS t5, ts + INTERVAL 15 MINUTE AS t15,
+         ts + INTERVAL 60 MINUTE AS t60
+  FROM docs JOIN cov USING (symbol)
   WHERE signal IN ('BULLISH', 'BEARISH') AND conf >= ? AND bs >= ? AND price > 0
     AND (prev_signal IS NULL OR prev_signal <> signal OR prev_event <> event_type)
-), j AS (
-  SELECT sig.*, c.ts AS cts, c.ts + to_seconds(c.width) AS cend, c.close, c.high, c.low
-  FROM sig JOIN c ON c.symbol = sig.symbol AND c.ts >= sig.ts AND c.ts + to_seconds(c.width) <= sig.ts + INTERVAL 60 MINUTE
+), ex AS (
+  SELECT sig.symbol, sig.ts, max(c.high) AS hi, min(c.low) AS lo
+  FROM (SELECT symbol, ts, base, t15, base + to_minutes(k.m) AS cts FROM sig, range(15) k(m)) sig
+  JOIN c ON c.symbol = sig.symbol AND c.ts = sig.cts
+  WHERE c.cend <= sig.t15
+  GROUP BY sig.symbol, sig.ts
 )
-SELECT symbol, ts, signal, event_type, conf, price,
-  arg_max(close, cts) FILTER (WHERE cend <= ts + INTERVAL 1 MINUTE AND ts + INTERVAL 1 MINUTE <= last_end),
-  arg_max(close, cts) FILTER (WHERE cend <= ts + INTERVAL 5 MINUTE AND ts + INTERVAL 5 MINUTE <= last_end),
-  arg_max(close, cts) FILTER (WHERE cend <= ts + INTERVAL 15 MINUTE AND ts + INTERVAL 15 MINUTE <= last_end),
-  arg_max(close, cts) FILTER (WHERE ts + INTERVAL 60 MINUTE <= last_end),
-  max(high) FILTER (WHERE cend <= ts + INTERVAL 15 MINUTE AND ts + INTERVAL 15 MINUTE <= last_end),
-  min(low) FILTER (WHERE cend <= ts + INTERVAL 15 MINUTE AND ts + INTERVAL 15 MINUTE <= last_end)
-FROM j GROUP BY symbol, ts, signal, event_type, conf, price, last_end
-ORDER BY symbol, ts`
+SELECT sig.symbol, sig.ts, sig.signal, sig.event_type, sig.conf, sig.price,
+  CASE WHEN sig.t1 <= sig.last_end AND a.ts >= sig.ts THEN a.close END,
+  CASE WHEN sig.t5 <= sig.last_end AND b.ts >= sig.ts THEN b.close END,
+  CASE WHEN sig.t15 <= sig.last_end AND d.ts >= sig.ts THEN d.close END,
+  CASE WHEN sig.t60 <= sig.last_end AND e.ts >= sig.ts THEN e.close END,
+  CASE WHEN sig.t15 <= sig.last_end THEN x.hi END,
+  CASE WHEN sig.t15 <= sig.last_end THEN x.lo END
+FROM sig
+ASOF LEFT JOIN c a ON a.symbol = sig.symbol AND a.cend <= sig.t1
+ASOF LEFT JOIN c b ON b.symbol = sig.symbol AND b.cend <= sig.t5
+ASOF LEFT JOIN c d ON d.symbol = sig.symbol AND d.cend <= sig.t15
+ASOF LEFT JOIN c e ON e.symbol = sig.symbol AND e.cend <= sig.t60
+LEFT JOIN ex x ON x.symbol = sig.symbol AND x.ts = sig.ts
+ORDER BY sig.symbol, sig.ts`
 
 // Outcomes scores the qualifying signals of p. It also returns the number
 // of symbols with documents in the range and the candle resolutions read.
@@ -154,7 +180,7 @@ func (s *Store) Outcomes(ctx context.Context, p BacktestParams) ([]Outcome, int,
 	}
 	var analyzed int
 	if err := s.db.QueryRowContext(ctx, `SELECT count(DISTINCT symbol) FROM `+readSignals+`
-WHERE (symbol = ANY(?::VARCHAR[]) OR len(?::VARCHAR[]) = 0) AND ts >= ?::TIMESTAMPTZ AND ts < ?::TIMESTAMPTZ`,
+WHERE (list_contains(?::VARCHAR[], symbol) OR len(?::VARCHAR[]) = 0) AND ts >= ?::TIMESTAMPTZ AND ts < ?::TIMESTAMPTZ`,
 		sigFiles, symbols, symbols, p.Start.UTC(), p.End.UTC()).Scan(&analyzed); err != nil {
 		return nil, 0, nil, fmt.Errorf("cannot count backtest symbols: %w", err)
 	}
@@ -174,7 +200,7 @@ WHERE (symbol = ANY(?::VARCHAR[]) OR len(?::VARCHAR[]) = 0) AND ts >= ?::TIMESTA
 	if len(cs.files) == 0 {
 		return nil, analyzed, nil, nil
 	}
-	rows, err := s.db.QueryContext(ctx, outcomeSQL, cs.files, 60, candleSyms, p.Start.UTC(), cEnd.UTC(),
+	rows, err := s.db.QueryContext(ctx, outcomeSQL, cs.files, candleSyms, p.Start.UTC(), cEnd.UTC(),
 		sigFiles, symbols, symbols, p.Start.UTC(), p.End.UTC(), p.MinConfidence, p.MinBaselineSamples)
 	if err != nil {
 		return nil, 0, nil, fmt.Errorf("cannot score backtest signals: %w", err)

@@ -31,7 +31,7 @@ b AS (
   SELECT raw.*, CASE WHEN width < p.w THEN to_timestamp(floor(epoch(ts) / p.w) * p.w) ELSE ts END AS bts,
          greatest(width, p.w) AS bw
   FROM raw, p
-  WHERE symbol = ANY(?::VARCHAR[]) AND ts >= ?::TIMESTAMPTZ AND ts < ?::TIMESTAMPTZ
+  WHERE list_contains(?::VARCHAR[], symbol) AND ts >= ?::TIMESTAMPTZ AND ts < ?::TIMESTAMPTZ
 )
 SELECT symbol, venue, any_value(venue_kind) AS venue_kind, any_value(chain) AS chain, bts AS ts, max(bw) AS width,
        arg_min(open, ts) AS open, max(high) AS high, min(low) AS low, arg_max(close, ts) AS close,
@@ -111,7 +111,7 @@ func (s *Store) Candles(ctx context.Context, q CandleQuery) (CandleResult, error
 	if q.PerVenue {
 		inner = venueRollup
 	}
-	stmt := candleOut + "(" + inner + ") WHERE (venue_kind = ANY(?::VARCHAR[]) OR len(?::VARCHAR[]) = 0) "
+	stmt := candleOut + "(" + inner + ") WHERE (list_contains(?::VARCHAR[], venue_kind) OR len(?::VARCHAR[]) = 0) "
 	order := "ORDER BY symbol, venue, ts"
 	if q.Latest > 0 {
 		stmt = "SELECT * FROM (" + stmt + "QUALIFY row_number() OVER (PARTITION BY symbol, venue ORDER BY ts DESC) <= ?) "

@@ -38,7 +38,7 @@ func (s *Store) SignalSummary(ctx context.Context, window string, symbols []stri
 SELECT symbol, count(*), avg(momentum_score), avg(activity_score), avg(anomaly_score), max(anomaly_score),
        arg_max(signal, ts), 100 * avg((signal = 'BULLISH')::INT), 100 * avg((signal = 'BEARISH')::INT)
 FROM `+readSignals+`
-WHERE symbol = ANY(?::VARCHAR[]) AND ts >= ?::TIMESTAMPTZ AND ts < ?::TIMESTAMPTZ
+WHERE list_contains(?::VARCHAR[], symbol) AND ts >= ?::TIMESTAMPTZ AND ts < ?::TIMESTAMPTZ
 GROUP BY symbol`, files, symbols, from.UTC(), to.UTC())
 	if err != nil {
 		return nil, fmt.Errorf("cannot summarize signals: %w", err)

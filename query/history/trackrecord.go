@@ -33,10 +33,10 @@ const readChanges = `read_parquet(?::VARCHAR[], hive_partitioning = true, hive_t
 
 // trackSQL scores logged changes with ASOF joins: the price at t+h is the
 // close of the latest cross-venue candle ending by t+h, if it starts at or
-// after t. Parameters: candle files, 60, symbols, candle from, candle to;
+// after t. Parameters: candle files, symbols, candle from, candle to;
 // change files, window, symbol, symbol, from, to; now (x4).
 const trackSQL = `
-WITH c AS (SELECT symbol, ts, ts + to_seconds(width) AS cend, close FROM (` + crossVenue + `)),
+WITH c AS (` + priceSQL + `),
 cov AS (SELECT symbol, max(cend) AS last_end FROM c GROUP BY symbol),
 ch AS (
   SELECT symbol, changed_at AS ts, "window" AS win, previous_signal, signal, event_type, confidence_score AS conf, price
@@ -97,7 +97,7 @@ WHERE "window" = ? AND (symbol = ? OR ? = '') AND changed_at >= ?::TIMESTAMPTZ A
   AND signal IN ('BULLISH', 'BEARISH') AND price > 0 ORDER BY changed_at, symbol`,
 			files, window, symbol, symbol, from.UTC(), to.UTC())
 	} else {
-		rows, err = s.db.QueryContext(ctx, trackSQL, cs.files, 60, symbols, from.UTC(), cTo.UTC(),
+		rows, err = s.db.QueryContext(ctx, trackSQL, cs.files, symbols, from.UTC(), cTo.UTC(),
 			files, window, symbol, symbol, from.UTC(), to.UTC(), now)
 	}
 	if err != nil {
