@@ -185,26 +185,21 @@ func (s *Server) handleHistoryQuery(c fiber.Ctx) error {
 		return sendParamError(c, perr)
 	}
 	res := resolutionFor(now, from)
-	cr, err := s.d.History.Candles(c.Context(), history.CandleQuery{Symbols: syms, Interval: res, From: from, To: to})
-	if err != nil {
-		return historyErr(c, err, "no stored candles of "+strings.Join(syms, ",")+" between "+
-			from.Format(time.RFC3339)+" and "+to.Format(time.RFC3339))
-	}
+	noData := "no stored candles of " + strings.Join(syms, ",") + " between " + from.Format(time.RFC3339) + " and " + to.Format(time.RFC3339)
 	if wantsArrow(c) {
+		cr, err := s.d.History.Candles(c.Context(), history.CandleQuery{Symbols: syms, Interval: res, From: from, To: to})
+		if err != nil {
+			return historyErr(c, err, noData)
+		}
 		return sendCandlesArrow(c, cr.Candles)
+	}
+	series, resolutions, err := s.d.History.Series(c.Context(), syms, res, from, to)
+	if err != nil {
+		return historyErr(c, err, noData)
 	}
 	stats, err := s.d.History.SignalSummary(c.Context(), querySignalWindow, syms, from, to)
 	if err != nil {
 		return err
-	}
-	bySym := map[string][]datasets.Candle{}
-	for i := 0; i < len(cr.Candles); {
-		j := i
-		for j < len(cr.Candles) && cr.Candles[j].Symbol == cr.Candles[i].Symbol {
-			j++
-		}
-		bySym[cr.Candles[i].Symbol] = cr.Candles[i:j]
-		i = j
 	}
 	return sendRendered(c, fiber.StatusOK, func(b []byte) []byte {
 		b = append(b, `{"window":{"from":"`...)
@@ -218,7 +213,7 @@ func (s *Server) handleHistoryQuery(c fiber.Ctx) error {
 		b = append(b, `,"resolutionRule":`...)
 		b = appendString(b, resolutionRule)
 		b = append(b, `,"source":`...)
-		b = appendString(b, "parquet:candles/interval="+strings.Join(cr.Resolutions, ",")+" (cross-venue); parquet:signals/window="+querySignalWindow)
+		b = appendString(b, "parquet:candles/interval="+strings.Join(resolutions, ",")+" (cross-venue); parquet:signals/window="+querySignalWindow)
 		b = append(b, `,"signals":`...)
 		b = appendStrings(b, sigs)
 		b = append(b, `,"results":[`...)
@@ -227,34 +222,20 @@ func (s *Server) handleHistoryQuery(c fiber.Ctx) error {
 				b = append(b, ',')
 			}
 			st, hasSig := stats[sym]
-			b = appendQueryResult(b, sym, bySym[sym], sigs, st, hasSig)
+			b = appendQueryResult(b, sym, series[sym], sigs, st, hasSig)
 		}
 		return append(b, "]}"...)
 	})
 }
 
-// appendQueryResult appends the result object of one symbol.
-func appendQueryResult(b []byte, sym string, cs []datasets.Candle, sigs []string, st history.SignalStats, hasSig bool) []byte {
-	var open, high, low, closep, vol, buy, sell, pv, size float64
-	var trades int64
-	for i, c := range cs {
-		if i == 0 {
-			open, high, low = c.Open, c.High, c.Low
-		}
-		high, low, closep = max(high, c.High), min(low, c.Low), c.Close
-		vol += c.VolumeUSD
-		buy += c.BuyVolumeUSD
-		sell += c.SellVolumeUSD
-		pv += c.VWAP * c.Volume
-		size += c.Volume
-		trades += c.TradeCount
-	}
-	change, vwap, bp := 0.0, closep, 50.0
+// appendQueryResult appends the result object of one symbol; se is zero
+// when the symbol has no candles in the range.
+func appendQueryResult(b []byte, sym string, se history.SeriesSummary, sigs []string, st history.SignalStats, hasSig bool) []byte {
+	open, high, low, closep, vwap := se.Open, se.High, se.Low, se.Close, se.VWAP
+	vol, buy, sell, trades := se.VolumeUSD, se.BuyVolumeUSD, se.SellVolumeUSD, se.TradeCount
+	change, bp := 0.0, 50.0
 	if open != 0 {
 		change = 100 * (closep/open - 1)
-	}
-	if size > 0 {
-		vwap = pv / size
 	}
 	if buy+sell > 0 {
 		bp = 100 * buy / (buy + sell)
@@ -275,13 +256,13 @@ func appendQueryResult(b []byte, sym string, cs []datasets.Candle, sigs []string
 	}
 	b = append(b, `{"symbol":`...)
 	b = appendString(b, sym)
-	if len(cs) == 0 {
+	if se.Candles == 0 {
 		b = append(b, `,"status":"no_data"`...)
 	} else {
 		b = append(b, `,"status":"ok"`...)
 	}
 	b = append(b, `,"candleCount":`...)
-	b = strconv.AppendInt(b, int64(len(cs)), 10)
+	b = strconv.AppendInt(b, se.Candles, 10)
 	b = num(b, "open", open)
 	b = num(b, "high", high)
 	b = num(b, "low", low)
@@ -331,23 +312,11 @@ func appendQueryResult(b []byte, sym string, cs []datasets.Candle, sigs []string
 		b = append(b[:mark], b[mark+1:]...) // drop the leading comma of the first field
 		b = append(b, '}')
 	}
-	b = append(b, `},"series":[`...)
-	for i, c := range cs {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, `{"ts":"`...)
-		b = c.Time.AppendFormat(b, time.RFC3339)
-		b = append(b, '"')
-		b = num(b, "open", c.Open)
-		b = num(b, "high", c.High)
-		b = num(b, "low", c.Low)
-		b = num(b, "close", c.Close)
-		b = num(b, "volumeUsd", c.VolumeUSD)
-		b = num(b, "buyPressure", c.BuyPressure)
-		b = append(b, `,"tradeCount":`...)
-		b = strconv.AppendInt(b, c.TradeCount, 10)
-		b = append(b, '}')
+	b = append(b, `},"series":`...)
+	if se.SeriesJSON == "" {
+		b = append(b, "[]"...)
+	} else {
+		b = append(b, se.SeriesJSON...)
 	}
-	return append(b, "]}"...)
+	return append(b, '}')
 }

@@ -66,7 +66,7 @@ FROM v GROUP BY symbol, ts`
 // candleColumns is the select list both statements end with, in scan order.
 const candleOut = `SELECT symbol, venue, venue_kind, chain, ts, width, open, high, low, close, volume, volume_usd,
   buy_volume, sell_volume, buy_volume_usd, sell_volume_usd,
-  CASE WHEN buy_volume_usd + sell_volume_usd > 0 THEN 100 * buy_volume_usd / (buy_volume_usd + sell_volume_usd) ELSE 50 END,
+  CASE WHEN buy_volume_usd + sell_volume_usd > 0 THEN 100 * buy_volume_usd / (buy_volume_usd + sell_volume_usd) ELSE 50 END AS buy_pressure,
   vwap, trade_count, buy_count, sell_count, unknown_side_count FROM `
 
 // CandleQuery selects candles.
