@@ -1,7 +1,9 @@
 package query
 
 import (
+	"log/slog"
 	"net/http/httptest"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -28,7 +30,7 @@ func historyBenchServer(b *testing.B, first time.Time, days, n int, venues []str
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { st.Close() })
-	return New(Deps{Now: func() time.Time { return now }, History: st})
+	return New(Deps{Now: func() time.Time { return now }, History: st, Logger: slog.New(slog.NewTextHandler(os.Stderr, nil))})
 }
 
 // benchGet serves target b.N times and reports the median latency as

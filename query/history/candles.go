@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/marketintel/mi/datasets"
@@ -43,6 +44,17 @@ SELECT symbol, venue, any_value(venue_kind) AS venue_kind, any_value(chain) AS c
        sum(sell_count)::BIGINT AS sell_count, sum(unknown_side_count)::BIGINT AS unknown_side_count
 FROM b GROUP BY symbol, venue, bts`
 
+// venueDirect is venueRollup for files all stored at the bucket width: the
+// rows as they are, without a GROUP BY. Same parameters and columns.
+const venueDirect = `
+SELECT symbol, venue, venue_kind, chain, ts, width, open, high, low, close, volume, volume_usd, buy_volume,
+       sell_volume, buy_volume_usd, sell_volume_usd, vwap, trade_count, buy_count, sell_count, unknown_side_count
+FROM (
+  SELECT *, CASE interval WHEN '1m' THEN 60 WHEN '5m' THEN 300 WHEN '15m' THEN 900 ELSE 3600 END::BIGINT AS width
+  FROM ` + readCandles + `
+), (SELECT ?::BIGINT AS w) p
+WHERE list_contains(?::VARCHAR[], symbol) AND ts >= ?::TIMESTAMPTZ AND ts < ?::TIMESTAMPTZ`
+
 // crossVenue aggregates the venue rows of venueRollup per (symbol, bucket)
 // by the rule of docs/history.md: sums of volumes and counts, high the
 // highest and low the lowest venue price, open and close the USD-volume
@@ -62,6 +74,20 @@ SELECT symbol, '' AS venue, '' AS venue_kind, '' AS chain, ts, max(width) AS wid
        sum(trade_count)::BIGINT AS trade_count, sum(buy_count)::BIGINT AS buy_count,
        sum(sell_count)::BIGINT AS sell_count, sum(unknown_side_count)::BIGINT AS unknown_side_count
 FROM v GROUP BY symbol, ts`
+
+// crossVenueDirect is crossVenue over venueDirect.
+var crossVenueDirect = strings.Replace(crossVenue, venueRollup, venueDirect, 1)
+
+// direct reports whether every file of cs is stored at width w seconds, so
+// the venue rows need no roll-up.
+func (cs candleSet) direct(w int64) bool {
+	for _, x := range cs.widths {
+		if x != w {
+			return false
+		}
+	}
+	return true
+}
 
 // candleColumns is the select list both statements end with, in scan order.
 const candleOut = `SELECT symbol, venue, venue_kind, chain, ts, width, open, high, low, close, volume, volume_usd,
@@ -110,6 +136,9 @@ func (s *Store) Candles(ctx context.Context, q CandleQuery) (CandleResult, error
 	inner := crossVenue
 	if q.PerVenue {
 		inner = venueRollup
+	}
+	if cs.direct(w) {
+		inner = map[string]string{crossVenue: crossVenueDirect, venueRollup: venueDirect}[inner]
 	}
 	stmt := candleOut + "(" + inner + ") WHERE (list_contains(?::VARCHAR[], venue_kind) OR len(?::VARCHAR[]) = 0) "
 	order := "ORDER BY symbol, venue, ts"

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/marketintel/mi/datasets"
@@ -46,6 +47,9 @@ SELECT symbol, count(*), arg_min(open, ts), max(high), min(low), arg_max(close, 
 FROM (` + candleOut + `(` + crossVenue + `) WHERE (list_contains(?::VARCHAR[], venue_kind) OR len(?::VARCHAR[]) = 0))
 GROUP BY symbol`
 
+// seriesDirectSQL is seriesSQL over files stored at the bucket width.
+var seriesDirectSQL = strings.Replace(seriesSQL, crossVenue, crossVenueDirect, 1)
+
 // Series summarizes the cross-venue candles of symbols at interval in
 // [from, to). Symbols without candles are absent; ErrNoData when no file
 // covers the range. It also returns the stored resolutions read.
@@ -58,7 +62,11 @@ func (s *Store) Series(ctx context.Context, symbols []string, interval string, f
 		return nil, nil, ErrNoData
 	}
 	w := int64(intervalDuration(interval) / time.Second)
-	rows, err := s.db.QueryContext(ctx, seriesSQL, cs.files, w, symbols, from.UTC(), to.UTC(), []string{}, []string{})
+	stmt := seriesSQL
+	if cs.direct(w) {
+		stmt = seriesDirectSQL
+	}
+	rows, err := s.db.QueryContext(ctx, stmt, cs.files, w, symbols, from.UTC(), to.UTC(), []string{}, []string{})
 	if err != nil {
 		return nil, nil, fmt.Errorf("cannot query the series: %w", err)
 	}
