@@ -25,7 +25,7 @@ func historyBenchServer(b *testing.B, first time.Time, days, n int, venues []str
 	w.GenCandles(first, days, venues, n)
 	w.GenSignals("5m", first, days, n)
 	now := first.AddDate(0, 0, days)
-	st, err := history.Open(history.Config{DataDir: root, Now: func() time.Time { return now }})
+	st, err := history.Open(history.Config{DataDir: root, MemoryLimit: "2GB", Now: func() time.Time { return now }})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -83,6 +83,9 @@ func Open(c Config) (*Store, error) {
 	// No spilling to disk: the memory limit is a hard bound, and the query
 	// tier writes nothing next to the data.
 	q.Set("temp_directory", "")
+	// Every statement orders its result explicitly; not keeping insertion
+	// order lets DuckDB stream more and hold less.
+	q.Set("preserve_insertion_order", "false")
 	conn, err := duckdb.NewConnector("?"+q.Encode(), func(e driver.ExecerContext) error {
 		_, err := e.ExecContext(context.Background(), "SET TimeZone = 'UTC'", nil)
 		return err
