@@ -187,6 +187,14 @@ func TestOpenAPIDocument(t *testing.T) {
 	want["get /.well-known/x402-resources"] = "0 0"
 	want["get /x402-resources"] = "0 0"
 	want["get /.well-known/security.txt"] = "0 0"
+	// History routes (query/candles.go, datasets.go, history_query.go, backtest.go, trackrecord.go).
+	want["get /api/v1/intelligence/candles/{symbol}"] = "0.005 5000 symbol:path interval:query limit:query Accept:header"
+	want["get /api/v1/datasets"] = "0 0"
+	want["get /api/v1/datasets/{symbol}"] = "0.02 20000 symbol:path date:query interval:query format:query Accept:header"
+	want["get /api/v1/intelligence/query"] = "0.05 50000 symbols:query from:query to:query signals:query Accept:header"
+	want["get /api/v1/intelligence/backtest"] = "0.05 50000 window:query minConfidence:query minBaselineSamples:query start:query end:query symbols:query persist:query"
+	want["get /api/v1/intelligence/track-record"] = "0.005 5000 days:query window:query symbol:query"
+	want["get /track-record"] = "0 0"
 	for k, v := range featureOperations {
 		want[k] = v
 	}

@@ -21,6 +21,8 @@ import (
 	"github.com/marketintel/mi/query/ledger"
 
 	"github.com/marketintel/mi/sinks/alerts"
+
+	"github.com/marketintel/mi/query/history"
 	"github.com/marketintel/mi/sinks/views"
 )
 
@@ -54,6 +56,11 @@ type Deps struct {
 	// routes manage (query/alerts.go). Nil answers 404 (unavailable) on
 	// those routes.
 	Alerts *alerts.Dispatcher
+
+	// History reads the Parquet history (candles, datasets, query,
+	// backtest, track record; docs/history.md). Nil answers those routes
+	// 404 no_data.
+	History *history.Store
 }
 
 // Paywall is the slot the payments task fills: it wraps the handler of every

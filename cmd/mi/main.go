@@ -24,6 +24,7 @@ import (
 	"github.com/marketintel/mi/pipeline/sources"
 	"github.com/marketintel/mi/pipeline/sources/evmdex"
 	"github.com/marketintel/mi/query"
+	"github.com/marketintel/mi/query/history"
 	"github.com/marketintel/mi/sinks/views"
 )
 
@@ -117,6 +118,7 @@ func cmdRun(ctx context.Context, args []string) error {
 	dataDir := fs.String("data-dir", "./data", "data directory (embedded broker logs, ground truth)")
 	httpAddr := fs.String("http-addr", ":8080", "address of the HTTP API")
 	pay := addPaymentFlags(fs) // payments.go
+	duckMemory := fs.String("duckdb-memory", history.DefaultMemoryLimit, "DuckDB memory limit of the history routes (candles, datasets, query, backtest, track record), e.g. 512MB or 2GB")
 	var srcs stringList
 	fs.Var(&srcs, "source", `trade source, repeatable: "sim[:seed=N,start=RFC3339,duration=D,rate=X,events=X,speed=max]" or "replay:PATH[,PATH...]" (default: the live sources of --sources-config)`)
 	sourcesConfig := fs.String("sources-config", "", "live sources configuration (JSON, see docs/venues.md); empty uses the built-in default deploy/sources.default.json when no --source is given")
@@ -180,9 +182,14 @@ func cmdRun(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	hs, err := history.Open(history.Config{DataDir: *dataDir, MemoryLimit: *duckMemory})
+	if err != nil {
+		return err
+	}
+	defer hs.Close()
 	lv := views.NewLiquidity()
 	evmdex.SetPoolEventSink(lv.Apply)
-	srv := query.New(query.Deps{Views: v, Stats: stats, Version: version, Logger: log, Paywall: paywall, Ledger: store, Liquidity: lv, Alerts: alertsD})
+	srv := query.New(query.Deps{Views: v, Stats: stats, Version: version, Logger: log, Paywall: paywall, Ledger: store, Liquidity: lv, Alerts: alertsD, History: hs})
 	var live []sources.Source
 	if rl == nil || slices.Contains(rl, "ingest") {
 		if live, err = liveSources(srcs, *sourcesConfig, stats, log); err != nil {

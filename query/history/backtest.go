@@ -1,0 +1,437 @@
+package history
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Horizons of the forward returns of a backtest (spec §2.6).
+var Horizons = []string{"1m", "5m", "15m", "60m"}
+
+var horizonDur = []time.Duration{time.Minute, 5 * time.Minute, 15 * time.Minute, 60 * time.Minute}
+
+// BacktestParams selects a backtest.
+type BacktestParams struct {
+	// Window is the analysis window of the signal documents (1m, 5m, 15m).
+	Window string
+	// MinConfidence keeps documents with confidence_score ≥ it.
+	MinConfidence float64
+	// MinBaselineSamples keeps documents with baseline_samples ≥ it.
+	MinBaselineSamples int64
+	// Start (inclusive) and End (exclusive) bound the signal times.
+	Start, End time.Time
+	// Symbols restricts the run; empty means every symbol.
+	Symbols []string
+}
+
+// ReturnStats is BacktestReturnStats (spec §2.6).
+type ReturnStats struct {
+	Samples      int     `json:"samples"`
+	Average      float64 `json:"averagePercent"`
+	Median       float64 `json:"medianPercent"`
+	PositiveRate float64 `json:"positiveRate"`
+}
+
+// EventStats is BacktestEventStats (spec §2.6).
+type EventStats struct {
+	Occurrences       int     `json:"occurrences"`
+	AverageConfidence float64 `json:"averageConfidence"`
+	WinRate5m         float64 `json:"winRate5m"`
+	WinRate15m        float64 `json:"winRate15m"`
+	WinRate60m        float64 `json:"winRate60m"`
+	AverageReturn5m   float64 `json:"averageReturn5mPercent"`
+	AverageReturn15m  float64 `json:"averageReturn15mPercent"`
+	AverageReturn60m  float64 `json:"averageReturn60mPercent"`
+	MedianReturn15m   float64 `json:"medianReturn15mPercent"`
+	AverageMFE15m     float64 `json:"averageMfe15mPercent"`
+	AverageMAE15m     float64 `json:"averageMae15mPercent"`
+	Direction         string  `json:"direction"`
+}
+
+// BacktestResults is the body of the backtest route (spec §2.6), plus id
+// when the run was persisted.
+type BacktestResults struct {
+	ID                       string                 `json:"id,omitempty"`
+	Start                    time.Time              `json:"start"`
+	End                      time.Time              `json:"end"`
+	Window                   string                 `json:"window"`
+	SymbolsAnalyzed          int                    `json:"symbolsAnalyzed"`
+	SignalsEvaluated         int                    `json:"signalsEvaluated"`
+	MinConfidence            int                    `json:"minConfidence"`
+	MinBaselineSamples       int                    `json:"minBaselineSamples"`
+	Methodology              string                 `json:"methodology"`
+	DataResolution           string                 `json:"dataResolution"`
+	EffectiveWindow          string                 `json:"effectiveWindow"`
+	Signals                  map[string]EventStats  `json:"signals"`
+	ConfidenceCalibration    map[string]EventStats  `json:"confidenceCalibration"`
+	AllSignalsForwardReturns map[string]ReturnStats `json:"allSignalsForwardReturns"`
+}
+
+// Methodology is the methodology string of every backtest.
+const Methodology = "walk-forward, no look-ahead: a qualifying signal is a stored signal document (BULLISH or BEARISH, " +
+	"confidence >= minConfidence, baselineSamples >= minBaselineSamples) whose signal or event type differs from the " +
+	"symbol's previous document; it enters at the document's price at its time t and is scored only on cross-venue " +
+	"candles that start at or after t and end by t+h: the return at horizon h is the close of the last such candle, " +
+	"signed by the signal's direction (BEARISH is short); a win is a return above 0; MFE/MAE are the most favorable " +
+	"and most adverse moves (high/low) of the candles ending by t+15m, as positive percentages; a horizon without " +
+	"such a candle, or ending after the symbol's last stored candle, is not a sample"
+
+// Outcome is one evaluated signal.
+type Outcome struct {
+	Symbol     string
+	Time       time.Time
+	Signal     string
+	EventType  string
+	Confidence float64
+	Entry      float64
+	// Returns are the signed forward returns in percent at Horizons; NaN
+	// where the horizon has no sample.
+	Returns [4]float64
+	// MFE and MAE are over 15 minutes, percent ≥ 0; NaN without a sample.
+	MFE, MAE float64
+}
+
+// Direction returns +1 for BULLISH and -1 for BEARISH.
+func (o Outcome) Direction() float64 {
+	if o.Signal == "BEARISH" {
+		return -1
+	}
+	return 1
+}
+
+// priceSQL is the slim cross-venue price series the backtest and the track
+// record score on: per (symbol, candle start) the USD-volume-weighted close
+// (plain mean without volume), the highest high and the lowest low of the
+// stored candles as they are (no roll-up: every stored interval is at least
+// a minute), with the candle end. Parameters: files, symbols, from, to.
+const priceSQL = `
+SELECT symbol, ts, max(ts + to_seconds(CASE interval WHEN '1m' THEN 60 WHEN '5m' THEN 300 WHEN '15m' THEN 900 ELSE 3600 END)) AS cend,
+       coalesce(sum(close * volume_usd) / nullif(sum(volume_usd), 0), avg(close)) AS close,
+       max(high) AS high, min(low) AS low
+FROM ` + readCandles + `
+WHERE list_contains(?::VARCHAR[], symbol) AND ts >= ?::TIMESTAMPTZ AND ts < ?::TIMESTAMPTZ
+GROUP BY symbol, ts`
+
+// outcomeSQL scores qualifying signals on forward cross-venue candles: the
+// returns with ASOF joins (latest candle ending by t+h, kept only if it
+// starts at or after t), MFE/MAE from an equi-join on the candle starts of
+// the 15 minutes from the first minute boundary at or after t. Parameters: priceSQL's; signal files, symbols,
+// symbols, start, end, min confidence, min samples.
+const outcomeSQL = `
+WITH c AS (` + priceSQL + `),
+cov AS (SELECT symbol, max(cend) AS last_end FROM c GROUP BY symbol),
+docs AS (
+  SELECT symbol, ts, signal, event_type, confidence_score AS conf, baseline_samples AS bs, price,
+         lag(signal) OVER w AS prev_signal, lag(event_type) OVER w AS prev_event
+  FROM ` + readSignals + `
+  WHERE (list_contains(?::VARCHAR[], symbol) OR len(?::VARCHAR[]) = 0) AND ts >= ?::TIMESTAMPTZ AND ts < ?::TIMESTAMPTZ
+  WINDOW w AS (PARTITION BY symbol ORDER BY ts)
+), sig AS (
+  SELECT symbol, ts, signal, event_type, conf, price, last_end,
+         CASE WHEN date_trunc('minute', ts) = ts THEN ts ELSE date_trunc('minute', ts) + INTERVAL 1 MINUTE END AS base,
+         ts + INTERVAL 1 MINUTE AS t1, ts + INTERVAL 5 MINUTE AS t5, ts + INTERVAL 15 MINUTE AS t15,
+         ts + INTERVAL 60 MINUTE AS t60
+  FROM docs JOIN cov USING (symbol)
+  WHERE signal IN ('BULLISH', 'BEARISH') AND conf >= ? AND bs >= ? AND price > 0
+    AND (prev_signal IS NULL OR prev_signal <> signal OR prev_event <> event_type)
+), ex AS (
+  SELECT sig.symbol, sig.ts, max(c.high) AS hi, min(c.low) AS lo
+  FROM (SELECT symbol, ts, base, t15, base + to_minutes(k.m) AS cts FROM sig, range(15) k(m)) sig
+  JOIN c ON c.symbol = sig.symbol AND c.ts = sig.cts
+  WHERE c.cend <= sig.t15
+  GROUP BY sig.symbol, sig.ts
+)
+SELECT sig.symbol, sig.ts, sig.signal, sig.event_type, sig.conf, sig.price,
+  CASE WHEN sig.t1 <= sig.last_end AND a.ts >= sig.ts THEN a.close END,
+  CASE WHEN sig.t5 <= sig.last_end AND b.ts >= sig.ts THEN b.close END,
+  CASE WHEN sig.t15 <= sig.last_end AND d.ts >= sig.ts THEN d.close END,
+  CASE WHEN sig.t60 <= sig.last_end AND e.ts >= sig.ts THEN e.close END,
+  CASE WHEN sig.t15 <= sig.last_end THEN x.hi END,
+  CASE WHEN sig.t15 <= sig.last_end THEN x.lo END
+FROM sig
+ASOF LEFT JOIN c a ON a.symbol = sig.symbol AND a.cend <= sig.t1
+ASOF LEFT JOIN c b ON b.symbol = sig.symbol AND b.cend <= sig.t5
+ASOF LEFT JOIN c d ON d.symbol = sig.symbol AND d.cend <= sig.t15
+ASOF LEFT JOIN c e ON e.symbol = sig.symbol AND e.cend <= sig.t60
+LEFT JOIN ex x ON x.symbol = sig.symbol AND x.ts = sig.ts
+ORDER BY sig.symbol, sig.ts`
+
+// Outcomes scores the qualifying signals of p. It also returns the number
+// of symbols with documents in the range and the candle resolutions read.
+func (s *Store) Outcomes(ctx context.Context, p BacktestParams) ([]Outcome, int, []string, error) {
+	sigFiles := s.signalFiles(p.Window, datasetsDay(p.Start), datasetsDay(p.End.Add(-time.Nanosecond)))
+	if len(sigFiles) == 0 {
+		return nil, 0, nil, ErrNoData
+	}
+	symbols := p.Symbols
+	if symbols == nil {
+		symbols = []string{}
+	}
+	var analyzed int
+	if err := s.db.QueryRowContext(ctx, `SELECT count(DISTINCT symbol) FROM `+readSignals+`
+WHERE (list_contains(?::VARCHAR[], symbol) OR len(?::VARCHAR[]) = 0) AND ts >= ?::TIMESTAMPTZ AND ts < ?::TIMESTAMPTZ`,
+		sigFiles, symbols, symbols, p.Start.UTC(), p.End.UTC()).Scan(&analyzed); err != nil {
+		return nil, 0, nil, fmt.Errorf("cannot count backtest symbols: %w", err)
+	}
+	if analyzed == 0 {
+		return nil, 0, nil, ErrNoData
+	}
+	candleSyms := symbols
+	if len(candleSyms) == 0 {
+		all, err := s.Symbols(ctx)
+		if err != nil {
+			return nil, 0, nil, err
+		}
+		candleSyms = all
+	}
+	cEnd := p.End.Add(time.Hour)
+	cs := s.candleFiles("1m", datasetsDay(p.Start), datasetsDay(cEnd.Add(-time.Nanosecond)))
+	if len(cs.files) == 0 {
+		return nil, analyzed, nil, nil
+	}
+	rows, err := s.db.QueryContext(ctx, outcomeSQL, cs.files, candleSyms, p.Start.UTC(), cEnd.UTC(),
+		sigFiles, symbols, symbols, p.Start.UTC(), p.End.UTC(), p.MinConfidence, p.MinBaselineSamples)
+	if err != nil {
+		return nil, 0, nil, fmt.Errorf("cannot score backtest signals: %w", err)
+	}
+	defer rows.Close()
+	var out []Outcome
+	for rows.Next() {
+		var o Outcome
+		var px [4]sql.NullFloat64
+		var hi, lo sql.NullFloat64
+		if err := rows.Scan(&o.Symbol, &o.Time, &o.Signal, &o.EventType, &o.Confidence, &o.Entry,
+			&px[0], &px[1], &px[2], &px[3], &hi, &lo); err != nil {
+			return nil, 0, nil, fmt.Errorf("cannot read a backtest outcome: %w", err)
+		}
+		o.Time = o.Time.UTC()
+		d := o.Direction()
+		for i := range px {
+			o.Returns[i] = math.NaN()
+			if px[i].Valid {
+				o.Returns[i] = d * (px[i].Float64/o.Entry - 1) * 100
+			}
+		}
+		o.MFE, o.MAE = math.NaN(), math.NaN()
+		if hi.Valid && lo.Valid {
+			up, down := (hi.Float64/o.Entry-1)*100, (1-lo.Float64/o.Entry)*100
+			if d < 0 {
+				up, down = down, up
+			}
+			o.MFE, o.MAE = math.Max(0, up), math.Max(0, down)
+		}
+		out = append(out, o)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, nil, fmt.Errorf("cannot read backtest outcomes: %w", err)
+	}
+	return out, analyzed, cs.resolutions, nil
+}
+
+// Backtest runs p (see Methodology). It returns ErrNoData when no signal
+// document of the window lies in the range.
+func (s *Store) Backtest(ctx context.Context, p BacktestParams) (BacktestResults, error) {
+	outs, analyzed, res, err := s.Outcomes(ctx, p)
+	if err != nil {
+		return BacktestResults{}, err
+	}
+	r := BacktestResults{
+		Start: p.Start.UTC(), End: p.End.UTC(), Window: p.Window, SymbolsAnalyzed: analyzed,
+		MinConfidence: int(math.Round(p.MinConfidence)), MinBaselineSamples: int(p.MinBaselineSamples),
+		Methodology: Methodology, DataResolution: strings.Join(res, ","),
+		EffectiveWindow:          strconv.Itoa(int(windowSeconds(p.Window))),
+		Signals:                  map[string]EventStats{},
+		ConfidenceCalibration:    map[string]EventStats{},
+		AllSignalsForwardReturns: map[string]ReturnStats{},
+	}
+	if r.DataResolution == "" {
+		r.DataResolution = "none"
+	}
+	var evaluated []Outcome
+	for _, o := range outs {
+		if !math.IsNaN(o.Returns[0]) || !math.IsNaN(o.Returns[3]) {
+			evaluated = append(evaluated, o)
+		}
+	}
+	r.SignalsEvaluated = len(evaluated)
+	byEvent := map[string][]Outcome{}
+	byBucket := map[string][]Outcome{}
+	for _, o := range evaluated {
+		byEvent[o.EventType] = append(byEvent[o.EventType], o)
+		b := ConfidenceBucket(o.Confidence)
+		byBucket[b] = append(byBucket[b], o)
+	}
+	for k, v := range byEvent {
+		r.Signals[k] = eventStats(v)
+	}
+	for k, v := range byBucket {
+		r.ConfidenceCalibration[k] = eventStats(v)
+	}
+	for i, h := range Horizons {
+		var xs []float64
+		for _, o := range evaluated {
+			if !math.IsNaN(o.Returns[i]) {
+				xs = append(xs, o.Returns[i])
+			}
+		}
+		r.AllSignalsForwardReturns[h] = ReturnStats{Samples: len(xs), Average: mean(xs), Median: median(xs), PositiveRate: positiveRate(xs)}
+	}
+	return r, nil
+}
+
+func windowSeconds(w string) int64 {
+	switch w {
+	case "1m":
+		return 60
+	case "15m":
+		return 900
+	}
+	return 300
+}
+
+// ConfidenceBucket names the decile of a confidence score: "60-69" holds
+// 60 ≤ c < 70; "90-100" holds 90 ≤ c ≤ 100.
+func ConfidenceBucket(c float64) string {
+	lo := int(math.Floor(c/10)) * 10
+	lo = max(0, min(lo, 90))
+	hi := lo + 9
+	if lo == 90 {
+		hi = 100
+	}
+	return strconv.Itoa(lo) + "-" + strconv.Itoa(hi)
+}
+
+func eventStats(os []Outcome) EventStats {
+	var st EventStats
+	st.Occurrences = len(os)
+	var conf []float64
+	var r [4][]float64
+	var mfe, mae []float64
+	bull, bear := 0, 0
+	for _, o := range os {
+		conf = append(conf, o.Confidence)
+		for i := range r {
+			if !math.IsNaN(o.Returns[i]) {
+				r[i] = append(r[i], o.Returns[i])
+			}
+		}
+		if !math.IsNaN(o.MFE) {
+			mfe = append(mfe, o.MFE)
+			mae = append(mae, o.MAE)
+		}
+		if o.Signal == "BEARISH" {
+			bear++
+		} else {
+			bull++
+		}
+	}
+	st.AverageConfidence = mean(conf)
+	st.WinRate5m, st.WinRate15m, st.WinRate60m = positiveRate(r[1]), positiveRate(r[2]), positiveRate(r[3])
+	st.AverageReturn5m, st.AverageReturn15m, st.AverageReturn60m = mean(r[1]), mean(r[2]), mean(r[3])
+	st.MedianReturn15m = median(r[2])
+	st.AverageMFE15m, st.AverageMAE15m = mean(mfe), mean(mae)
+	switch {
+	case bear == 0:
+		st.Direction = "BULLISH"
+	case bull == 0:
+		st.Direction = "BEARISH"
+	default:
+		st.Direction = "MIXED"
+	}
+	return st
+}
+
+func mean(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	var s float64
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs))
+}
+
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	ys := slices.Clone(xs)
+	slices.Sort(ys)
+	n := len(ys)
+	if n%2 == 1 {
+		return ys[n/2]
+	}
+	return (ys[n/2-1] + ys[n/2]) / 2
+}
+
+// positiveRate is the percentage of xs above 0; 0 without samples.
+func positiveRate(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	n := 0
+	for _, x := range xs {
+		if x > 0 {
+			n++
+		}
+	}
+	return 100 * float64(n) / float64(len(xs))
+}
+
+// BacktestDir is the directory under the data root that holds persisted
+// backtest runs, one JSON file per run named <id>.json.
+const BacktestDir = "backtests"
+
+// Persist stores r under <root>/backtests/<id>.json (written to a temporary
+// name, then renamed) and returns r with its new id.
+func (s *Store) Persist(r BacktestResults) (BacktestResults, error) {
+	var rnd [6]byte
+	if _, err := rand.Read(rnd[:]); err != nil {
+		return r, fmt.Errorf("cannot make a backtest id: %w", err)
+	}
+	r.ID = "bt_" + s.Now().Format("20060102T150405Z") + "_" + hex.EncodeToString(rnd[:])
+	dir := filepath.Join(s.root, BacktestDir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return r, fmt.Errorf("cannot create %s: %w", dir, err)
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		return r, fmt.Errorf("cannot encode the backtest: %w", err)
+	}
+	tmp := filepath.Join(dir, "."+r.ID+".tmp")
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		return r, fmt.Errorf("cannot persist the backtest: %w", err)
+	}
+	if err := os.Rename(tmp, filepath.Join(dir, r.ID+".json")); err != nil {
+		return r, fmt.Errorf("cannot persist the backtest: %w", err)
+	}
+	return r, nil
+}
+
+// LoadBacktest reads a persisted run by id.
+func (s *Store) LoadBacktest(id string) (BacktestResults, error) {
+	var r BacktestResults
+	if strings.ContainsAny(id, `/\.`) || id == "" {
+		return r, ErrNoData
+	}
+	b, err := os.ReadFile(filepath.Join(s.root, BacktestDir, id+".json"))
+	if err != nil {
+		return r, ErrNoData
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		return r, fmt.Errorf("cannot decode backtest %s: %w", id, err)
+	}
+	return r, nil
+}

@@ -1,0 +1,182 @@
+package history_test
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/marketintel/mi/datasets"
+	"github.com/marketintel/mi/query/history"
+	"github.com/marketintel/mi/query/history/histtest"
+)
+
+// pathPrice is the hand-built price path of TestBacktestKnownAnswer: the
+// price of the 1m candle starting at minute m after t0.
+func pathPrice(m int) float64 {
+	switch {
+	case m < 10:
+		return 100
+	case m < 14:
+		return 101
+	case m < 24:
+		return 103
+	case m < 69:
+		return 104
+	case m < 80:
+		return 95
+	case m < 84:
+		return 94.05
+	case m < 94:
+		return 96.9
+	case m < 139:
+		return 95
+	}
+	return 90.25
+}
+
+// knownPath writes the candles of pathPrice for minutes [0, minutes) with
+// the highs and lows of the test, and future(m) applied from minute 140.
+func knownPath(t0 time.Time, minutes int, future func(m int, c *datasets.Candle)) []datasets.Candle {
+	var cs []datasets.Candle
+	for m := range minutes {
+		c := histtest.Flat("TESTUSD", "uniswap", t0.Add(time.Duration(m)*time.Minute), pathPrice(m), 1)
+		switch m {
+		case 9:
+			c.High = 500 // ends at the first signal: must not count
+		case 12:
+			c.Low = 98
+		case 20:
+			c.High = 106
+		case 79:
+			c.Low = 1 // ends at the second signal: must not count
+		case 82:
+			c.Low = 85.5
+		case 85:
+			c.High = 99.75
+		}
+		if m >= 140 && future != nil {
+			future(m, &c)
+		}
+		cs = append(cs, c)
+	}
+	return cs
+}
+
+func knownSignals(t0 time.Time) []history.Signal {
+	doc := func(m int, sig, ev string, conf float64, samples int64, price float64) history.Signal {
+		return history.Signal{Time: t0.Add(time.Duration(m) * time.Minute), Symbol: "TESTUSD", ID: "x", Price: price,
+			Confidence: conf, Signal: sig, EventType: ev, BaselineSamples: samples, BaselineReady: true, Strength: "HIGH"}
+	}
+	return []history.Signal{
+		doc(10, "BULLISH", "BREAKOUT", 80, 30, 100),   // qualifies
+		doc(11, "BULLISH", "BREAKOUT", 80, 30, 101),   // same signal and event: not an onset
+		doc(30, "NEUTRAL", "NORMAL", 90, 30, 104),     // neutral
+		doc(40, "BULLISH", "MOMENTUM", 50, 30, 104),   // below minConfidence
+		doc(50, "BEARISH", "MOMENTUM", 90, 1, 104),    // below minBaselineSamples
+		doc(80, "BEARISH", "BREAKDOWN", 65, 30, 95),   // qualifies
+		doc(200, "BULLISH", "BREAKOUT", 99, 30, 1000), // after end
+	}
+}
+
+func runKnown(t *testing.T, future func(m int, c *datasets.Candle), extra int) history.BacktestResults {
+	t.Helper()
+	root := t.TempDir()
+	w := histtest.New(t, root)
+	t0 := day0.Add(2 * time.Hour)
+	w.Candles("1m", false, knownPath(t0, 150+extra, future))
+	w.Signals("5m", false, knownSignals(t0))
+	s := open(t, root)
+	r, err := s.Backtest(t.Context(), history.BacktestParams{Window: "5m", MinConfidence: 60, MinBaselineSamples: 10,
+		Start: t0, End: t0.Add(150 * time.Minute)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestBacktestKnownAnswer(t *testing.T) {
+	r := runKnown(t, nil, 0)
+	if r.SymbolsAnalyzed != 1 || r.SignalsEvaluated != 2 || r.MinConfidence != 60 || r.MinBaselineSamples != 10 ||
+		r.Window != "5m" || r.EffectiveWindow != "300" || r.DataResolution != "1m" || r.Methodology == "" {
+		t.Fatalf("header %+v", r)
+	}
+	f := func(got, want history.EventStats) {
+		t.Helper()
+		nums := [][2]float64{{float64(got.Occurrences), float64(want.Occurrences)}, {got.AverageConfidence, want.AverageConfidence},
+			{got.WinRate5m, want.WinRate5m}, {got.WinRate15m, want.WinRate15m}, {got.WinRate60m, want.WinRate60m},
+			{got.AverageReturn5m, want.AverageReturn5m}, {got.AverageReturn15m, want.AverageReturn15m},
+			{got.AverageReturn60m, want.AverageReturn60m}, {got.MedianReturn15m, want.MedianReturn15m},
+			{got.AverageMFE15m, want.AverageMFE15m}, {got.AverageMAE15m, want.AverageMAE15m}}
+		for i, n := range nums {
+			if math.Abs(n[0]-n[1]) > 1e-9 {
+				t.Errorf("field %d: got %v, want %v (%+v)", i, n[0], n[1], got)
+			}
+		}
+		if got.Direction != want.Direction {
+			t.Errorf("direction %s, want %s", got.Direction, want.Direction)
+		}
+	}
+	breakout := history.EventStats{Occurrences: 1, AverageConfidence: 80, WinRate5m: 100, WinRate15m: 100, WinRate60m: 0,
+		AverageReturn5m: 3, AverageReturn15m: 4, AverageReturn60m: -5, MedianReturn15m: 4, AverageMFE15m: 6, AverageMAE15m: 2, Direction: "BULLISH"}
+	breakdown := history.EventStats{Occurrences: 1, AverageConfidence: 65, WinRate5m: 0, WinRate15m: 0, WinRate60m: 100,
+		AverageReturn5m: -2, AverageReturn15m: 0, AverageReturn60m: 5, MedianReturn15m: 0, AverageMFE15m: 10, AverageMAE15m: 5, Direction: "BEARISH"}
+	if len(r.Signals) != 2 || len(r.ConfidenceCalibration) != 2 {
+		t.Fatalf("maps %+v %+v", r.Signals, r.ConfidenceCalibration)
+	}
+	f(r.Signals["BREAKOUT"], breakout)
+	f(r.Signals["BREAKDOWN"], breakdown)
+	f(r.ConfidenceCalibration["80-89"], breakout)
+	f(r.ConfidenceCalibration["60-69"], breakdown)
+	for h, want := range map[string]history.ReturnStats{
+		"1m":  {Samples: 2, Average: 1, Median: 1, PositiveRate: 100},
+		"5m":  {Samples: 2, Average: 0.5, Median: 0.5, PositiveRate: 50},
+		"15m": {Samples: 2, Average: 2, Median: 2, PositiveRate: 50},
+		"60m": {Samples: 2, Average: 0, Median: 0, PositiveRate: 50},
+	} {
+		got := r.AllSignalsForwardReturns[h]
+		if got.Samples != want.Samples || math.Abs(got.Average-want.Average) > 1e-9 ||
+			math.Abs(got.Median-want.Median) > 1e-9 || got.PositiveRate != want.PositiveRate {
+			t.Errorf("%s: got %+v, want %+v", h, got, want)
+		}
+	}
+}
+
+// TestBacktestCannotSeeTheFuture moves every price after the last
+// evaluation horizon (minute 140 on) and adds later candles: nothing in the
+// results changes.
+func TestBacktestCannotSeeTheFuture(t *testing.T) {
+	base := runKnown(t, nil, 0)
+	moved := runKnown(t, func(m int, c *datasets.Candle) {
+		p := 1000.0 + float64(m)
+		c.Open, c.High, c.Low, c.Close, c.VWAP = p, p*3, p/3, p, p
+	}, 300)
+	if base.SignalsEvaluated != moved.SignalsEvaluated {
+		t.Fatalf("evaluated %d vs %d", base.SignalsEvaluated, moved.SignalsEvaluated)
+	}
+	for k, v := range base.Signals {
+		if moved.Signals[k] != v {
+			t.Errorf("%s: %+v became %+v", k, v, moved.Signals[k])
+		}
+	}
+	for k, v := range base.AllSignalsForwardReturns {
+		if moved.AllSignalsForwardReturns[k] != v {
+			t.Errorf("%s: %+v became %+v", k, v, moved.AllSignalsForwardReturns[k])
+		}
+	}
+}
+
+func TestBacktestPersist(t *testing.T) {
+	root := t.TempDir()
+	s := open(t, root)
+	r, err := s.Persist(history.BacktestResults{Window: "5m", SignalsEvaluated: 3})
+	if err != nil || r.ID == "" {
+		t.Fatal(r.ID, err)
+	}
+	back, err := s.LoadBacktest(r.ID)
+	if err != nil || back.SignalsEvaluated != 3 || back.ID != r.ID {
+		t.Fatalf("%+v %v", back, err)
+	}
+	if _, err := s.LoadBacktest("../etc/passwd"); err == nil {
+		t.Error("a path escaped the backtest directory")
+	}
+}

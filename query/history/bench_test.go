@@ -1,0 +1,28 @@
+package history_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/marketintel/mi/query/history"
+	"github.com/marketintel/mi/query/history/histtest"
+)
+
+func BenchmarkCandles20x7d(b *testing.B) {
+	root := b.TempDir()
+	w := histtest.New(b, root)
+	first := day0.AddDate(0, 0, -7)
+	w.GenCandles(first, 7, []string{"uniswap_v3_ethereum", "raydium"}, 20)
+	s := open(b, root)
+	syms := make([]string, 20)
+	for i := range syms {
+		syms[i] = histtest.Symbol(i)
+	}
+	b.ResetTimer()
+	for range b.N {
+		res, err := s.Candles(b.Context(), history.CandleQuery{Symbols: syms, Interval: "1m", From: first, To: first.Add(7 * 24 * time.Hour)})
+		if err != nil || len(res.Candles) != 20*7*1440 {
+			b.Fatal(err, len(res.Candles))
+		}
+	}
+}

@@ -1,0 +1,261 @@
+package history
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/marketintel/mi/datasets"
+)
+
+// readCandles is the FROM clause over a bound list of candle files; the
+// interval, date and venue partition columns come from the paths.
+const readCandles = `read_parquet(?::VARCHAR[], hive_partitioning = true, hive_types_autocast = false, union_by_name = true)`
+
+// venueRollup rolls the stored candles of the bound files up to a bucket of
+// ? seconds per (symbol, venue). A stored row coarser than the bucket keeps
+// its own start and width. Parameters: files, bucket seconds (x3),
+// symbols, from, to.
+const venueRollup = `
+WITH raw AS (
+  SELECT symbol, venue, venue_kind, chain, ts, open, high, low, close, volume, volume_usd,
+         buy_volume, sell_volume, buy_volume_usd, sell_volume_usd, vwap, trade_count, buy_count,
+         sell_count, unknown_side_count,
+         CASE interval WHEN '1m' THEN 60 WHEN '5m' THEN 300 WHEN '15m' THEN 900 ELSE 3600 END::BIGINT AS width
+  FROM ` + readCandles + `
+), p AS (SELECT ?::BIGINT AS w),
+b AS (
+  SELECT raw.*, CASE WHEN width < p.w THEN to_timestamp(floor(epoch(ts) / p.w) * p.w) ELSE ts END AS bts,
+         greatest(width, p.w) AS bw
+  FROM raw, p
+  WHERE list_contains(?::VARCHAR[], symbol) AND ts >= ?::TIMESTAMPTZ AND ts < ?::TIMESTAMPTZ
+)
+SELECT symbol, venue, any_value(venue_kind) AS venue_kind, any_value(chain) AS chain, bts AS ts, max(bw) AS width,
+       arg_min(open, ts) AS open, max(high) AS high, min(low) AS low, arg_max(close, ts) AS close,
+       sum(volume) AS volume, sum(volume_usd) AS volume_usd, sum(buy_volume) AS buy_volume,
+       sum(sell_volume) AS sell_volume, sum(buy_volume_usd) AS buy_volume_usd,
+       sum(sell_volume_usd) AS sell_volume_usd,
+       coalesce(sum(vwap * volume) / nullif(sum(volume), 0), arg_max(close, ts)) AS vwap,
+       sum(trade_count)::BIGINT AS trade_count, sum(buy_count)::BIGINT AS buy_count,
+       sum(sell_count)::BIGINT AS sell_count, sum(unknown_side_count)::BIGINT AS unknown_side_count
+FROM b GROUP BY symbol, venue, bts`
+
+// venueDirect is venueRollup for files all stored at the bucket width: the
+// rows as they are, without a GROUP BY. Same parameters and columns.
+const venueDirect = `
+SELECT symbol, venue, venue_kind, chain, ts, width, open, high, low, close, volume, volume_usd, buy_volume,
+       sell_volume, buy_volume_usd, sell_volume_usd, vwap, trade_count, buy_count, sell_count, unknown_side_count
+FROM (
+  SELECT *, CASE interval WHEN '1m' THEN 60 WHEN '5m' THEN 300 WHEN '15m' THEN 900 ELSE 3600 END::BIGINT AS width
+  FROM ` + readCandles + `
+), (SELECT ?::BIGINT AS w) p
+WHERE list_contains(?::VARCHAR[], symbol) AND ts >= ?::TIMESTAMPTZ AND ts < ?::TIMESTAMPTZ`
+
+// crossVenue aggregates the venue rows of venueRollup per (symbol, bucket)
+// by the rule of docs/history.md: sums of volumes and counts, high the
+// highest and low the lowest venue price, open and close the USD-volume
+// weighted mean of the venues' open and close (the plain mean when no
+// volume), VWAP from the summed notional, buy pressure from the summed
+// aggressor volumes.
+const crossVenue = `
+WITH v AS (` + venueRollup + `)
+SELECT symbol, '' AS venue, '' AS venue_kind, '' AS chain, ts, max(width) AS width,
+       coalesce(sum(open * volume_usd) / nullif(sum(volume_usd), 0), avg(open)) AS open,
+       max(high) AS high, min(low) AS low,
+       coalesce(sum(close * volume_usd) / nullif(sum(volume_usd), 0), avg(close)) AS close,
+       sum(volume) AS volume, sum(volume_usd) AS volume_usd, sum(buy_volume) AS buy_volume,
+       sum(sell_volume) AS sell_volume, sum(buy_volume_usd) AS buy_volume_usd,
+       sum(sell_volume_usd) AS sell_volume_usd,
+       coalesce(sum(vwap * volume) / nullif(sum(volume), 0), avg(close)) AS vwap,
+       sum(trade_count)::BIGINT AS trade_count, sum(buy_count)::BIGINT AS buy_count,
+       sum(sell_count)::BIGINT AS sell_count, sum(unknown_side_count)::BIGINT AS unknown_side_count
+FROM v GROUP BY symbol, ts`
+
+// crossVenueDirect is crossVenue over venueDirect.
+var crossVenueDirect = strings.Replace(crossVenue, venueRollup, venueDirect, 1)
+
+// direct reports whether every file of cs is stored at width w seconds, so
+// the venue rows need no roll-up.
+func (cs candleSet) direct(w int64) bool {
+	for _, x := range cs.widths {
+		if x != w {
+			return false
+		}
+	}
+	return true
+}
+
+// candleColumns is the select list both statements end with, in scan order.
+const candleOut = `SELECT symbol, venue, venue_kind, chain, ts, width, open, high, low, close, volume, volume_usd,
+  buy_volume, sell_volume, buy_volume_usd, sell_volume_usd,
+  CASE WHEN buy_volume_usd + sell_volume_usd > 0 THEN 100 * buy_volume_usd / (buy_volume_usd + sell_volume_usd) ELSE 50 END AS buy_pressure,
+  vwap, trade_count, buy_count, sell_count, unknown_side_count FROM `
+
+// CandleQuery selects candles.
+type CandleQuery struct {
+	Symbols []string
+	// Interval is the bucket wanted (datasets.Intervals).
+	Interval string
+	// From (inclusive) and To (exclusive) bound the bucket starts.
+	From, To time.Time
+	// PerVenue answers one row per venue and bucket instead of the
+	// cross-venue aggregate.
+	PerVenue bool
+	// VenueKinds keeps only these venue kinds when not empty; it applies
+	// with PerVenue only.
+	VenueKinds []string
+	// Latest keeps only the latest this many buckets per symbol (0: all).
+	Latest int
+}
+
+// CandleResult is the answer of Candles.
+type CandleResult struct {
+	// Candles are ordered by symbol, venue, then time.
+	Candles []datasets.Candle
+	// Resolutions are the stored intervals read, finest first.
+	Resolutions []string
+	// Files is the number of Parquet files read.
+	Files int
+}
+
+// Candles reads the candles q selects. It returns ErrNoData when no stored
+// file covers the range or no row matches.
+func (s *Store) Candles(ctx context.Context, q CandleQuery) (CandleResult, error) {
+	if !slices.Contains(datasets.Intervals, q.Interval) {
+		panic("BUG: candle interval " + q.Interval)
+	}
+	cs := s.candleFiles(q.Interval, datasets.Day(q.From), datasets.Day(q.To.Add(-time.Nanosecond)))
+	if len(cs.files) == 0 {
+		return CandleResult{}, ErrNoData
+	}
+	w := int64(intervalDuration(q.Interval) / time.Second)
+	inner := crossVenue
+	if q.PerVenue {
+		inner = venueRollup
+	}
+	if cs.direct(w) {
+		inner = map[string]string{crossVenue: crossVenueDirect, venueRollup: venueDirect}[inner]
+	}
+	stmt := candleOut + "(" + inner + ") WHERE (list_contains(?::VARCHAR[], venue_kind) OR len(?::VARCHAR[]) = 0) "
+	order := "ORDER BY symbol, venue, ts"
+	if q.Latest > 0 {
+		stmt = "SELECT * FROM (" + stmt + "QUALIFY row_number() OVER (PARTITION BY symbol, venue ORDER BY ts DESC) <= ?) "
+	}
+	stmt += order
+	kinds := q.VenueKinds
+	if kinds == nil || !q.PerVenue {
+		kinds = []string{}
+	}
+	args := []any{cs.files, w, q.Symbols, q.From.UTC(), q.To.UTC(), kinds, kinds}
+	if q.Latest > 0 {
+		args = append(args, q.Latest)
+	}
+	rows, err := s.db.QueryContext(ctx, stmt, args...)
+	if err != nil {
+		return CandleResult{}, fmt.Errorf("cannot query candles: %w", err)
+	}
+	out, err := scanCandles(rows)
+	if err != nil {
+		return CandleResult{}, err
+	}
+	if len(out) == 0 {
+		return CandleResult{}, ErrNoData
+	}
+	used := map[int64]bool{}
+	for _, c := range out {
+		used[c.WidthSeconds] = true
+	}
+	var res []string
+	for _, iv := range datasets.Intervals {
+		if used[int64(intervalDuration(iv)/time.Second)] {
+			res = append(res, iv)
+		}
+	}
+	return CandleResult{Candles: out, Resolutions: res, Files: len(cs.files)}, nil
+}
+
+func scanCandles(rows *sql.Rows) ([]datasets.Candle, error) {
+	defer rows.Close()
+	var out []datasets.Candle
+	for rows.Next() {
+		var c datasets.Candle
+		var venue, kind, chain sql.NullString
+		if err := rows.Scan(&c.Symbol, &venue, &kind, &chain, &c.Time, &c.WidthSeconds, &c.Open, &c.High, &c.Low,
+			&c.Close, &c.Volume, &c.VolumeUSD, &c.BuyVolume, &c.SellVolume, &c.BuyVolumeUSD, &c.SellVolumeUSD,
+			&c.BuyPressure, &c.VWAP, &c.TradeCount, &c.BuyCount, &c.SellCount, &c.UnknownSideCount); err != nil {
+			return nil, fmt.Errorf("cannot read a candle row: %w", err)
+		}
+		c.Venue, c.VenueKind, c.Chain = venue.String, kind.String, chain.String
+		c.Time = c.Time.UTC()
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("cannot read candles: %w", err)
+	}
+	return out, nil
+}
+
+// LatestDay returns the latest UTC day that has candle files of any
+// interval, or ErrNoData.
+func (s *Store) LatestDay() (string, error) {
+	latest := ""
+	for _, iv := range datasets.Intervals {
+		rel := "candles/interval=" + iv
+		for _, base := range []string{s.root + "/" + rel, s.root + "/" + datasets.StagingDir + "/" + rel} {
+			if d := listDays(base); len(d) > 0 && d[len(d)-1] > latest {
+				latest = d[len(d)-1]
+			}
+		}
+	}
+	if latest == "" {
+		return "", ErrNoData
+	}
+	return latest, nil
+}
+
+// LatestCandles returns the latest limit cross-venue candles of symbol at
+// interval, oldest first, from the days that end at the latest stored day.
+func (s *Store) LatestCandles(ctx context.Context, symbol, interval string, limit int) (CandleResult, error) {
+	day, err := s.LatestDay()
+	if err != nil {
+		return CandleResult{}, err
+	}
+	end, _ := time.Parse(datasets.DateFormat, day)
+	end = end.Add(24 * time.Hour)
+	span := time.Duration(limit) * intervalDuration(interval)
+	days := int(math.Ceil(span.Hours()/24)) + 1
+	from := end.Add(-time.Duration(days) * 24 * time.Hour)
+	return s.Candles(ctx, CandleQuery{Symbols: []string{symbol}, Interval: interval, From: from, To: end, Latest: limit})
+}
+
+// Symbols returns the distinct symbols of every stored candle file, sorted.
+func (s *Store) Symbols(ctx context.Context) ([]string, error) {
+	var files []string
+	for _, iv := range datasets.Intervals {
+		cs := s.candleFiles(iv, "", "")
+		files = append(files, cs.files...)
+	}
+	if len(files) == 0 {
+		return []string{}, nil
+	}
+	slices.Sort(files)
+	files = slices.Compact(files)
+	rows, err := s.db.QueryContext(ctx, `SELECT DISTINCT symbol FROM read_parquet(?::VARCHAR[]) ORDER BY symbol`, files)
+	if err != nil {
+		return nil, fmt.Errorf("cannot list symbols: %w", err)
+	}
+	defer rows.Close()
+	out := []string{}
+	for rows.Next() {
+		var sym string
+		if err := rows.Scan(&sym); err != nil {
+			return nil, fmt.Errorf("cannot list symbols: %w", err)
+		}
+		out = append(out, sym)
+	}
+	return out, rows.Err()
+}
