@@ -2,6 +2,7 @@ package parquet
 
 import (
 	"io"
+	"path/filepath"
 	"strconv"
 	"syscall"
 	"testing"
@@ -64,4 +65,38 @@ func cpuTime() float64 {
 	var ru syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
+}
+
+// BenchmarkCompact merges 8 sorted parts of 128Ki trades each (a quarter
+// of them delivered twice) into a day file: the compaction rate.
+func BenchmarkCompact(b *testing.B) {
+	dir := b.TempDir()
+	const parts, per = 8, 128 << 10
+	all := benchTrades(parts * per)
+	var inputs []string
+	for p := 0; p < parts; p++ {
+		var rows []TradeRow
+		for i := p; i < len(all); i += parts { // interleaved, as flushes are
+			rows = append(rows, all[i])
+		}
+		rows = append(rows, rows[:per/4]...)
+		rows = sortDedupe(rows, cmpTrade)
+		rows = append(rows, all[p*per/4:p*per/4+per/4]...) // duplicates of another part's rows
+		rows = sortDedupe(rows, cmpTrade)
+		path := filepath.Join(dir, "part-"+strconv.Itoa(p)+".parquet")
+		if err := WriteRows(path, rows); err != nil {
+			b.Fatal(err)
+		}
+		inputs = append(inputs, path)
+	}
+	b.ResetTimer()
+	c0 := cpuTime()
+	for range b.N {
+		n, err := mergeFiles(inputs, filepath.Join(dir, "data.parquet"), cmpTrade)
+		if err != nil || n != len(all) {
+			b.Fatalf("%d rows, %v; want %d", n, err, len(all))
+		}
+	}
+	b.ReportMetric(float64(len(all))*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+	b.ReportMetric(float64(len(all))*float64(b.N)/(cpuTime()-c0), "rows/cpu-s")
 }
