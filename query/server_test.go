@@ -351,6 +351,12 @@ func TestRoutes(t *testing.T) {
 		"POST /api/v1/credits/buy/50 50000000",
 		"POST /api/v1/credits/buy/:pack 0",
 		"GET /api/v1/credits/balance 0",
+		// pricing.go
+		"GET /pricing 0",
+		"GET /transparency 0",
+		"GET /.well-known/x402-resources 0",
+		"GET /x402-resources 0",
+		"GET /.well-known/security.txt 0",
 	}
 	if !slices.Equal(got, want) {
 		t.Fatalf("route table:\ngot:  %v\nwant: %v", got, want)
