@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -330,8 +331,8 @@ func TestMarketRoutesOddParams(t *testing.T) {
 	var ctx fasthttp.RequestCtx
 	bad400 := 0
 	for i := 0; i < 6000; i++ {
-		path := targets[i%len(targets)]
-		path = strings.Replace(path, "{sym}", url.PathEscape(value()+"x"), 1)
+		tmpl := targets[i%len(targets)]
+		path := strings.Replace(tmpl, "{sym}", url.PathEscape(value()+"x"), 1)
 		q := url.Values{}
 		for range rng.IntN(6) {
 			q.Add(params[rng.IntN(len(params))], value())
@@ -363,9 +364,15 @@ func TestMarketRoutesOddParams(t *testing.T) {
 			if err := json.Unmarshal(ctx.Response.Body(), &e); err != nil {
 				t.Fatalf("GET %q: 400 body %s: %s", target, ctx.Response.Body(), err)
 			}
+			// Required parameters a request may lack.
+			required := map[string][]string{
+				"/api/v1/intelligence/compare":  {"symbols"},
+				"/api/v1/intelligence/query":    {"symbols", "from", "to"},
+				"/api/v1/intelligence/backtest": {"start", "end"},
+			}
 			sent := ctx.QueryArgs().Has(e.Parameter) ||
-				e.Parameter == "symbol" && strings.Contains(path, "/api/v1/intelligence/") ||
-				e.Parameter == "symbols" && strings.HasPrefix(path, "/api/v1/intelligence/compare")
+				e.Parameter == "symbol" && strings.Contains(tmpl, "{sym}") ||
+				slices.Contains(required[path], e.Parameter)
 			if e.Error != codeInvalidParameter || !sent || e.Message == "" || len(e.Accepted) < 3 {
 				t.Fatalf("GET %q: 400 body does not name a parameter the request has: %s", target, ctx.Response.Body())
 			}
