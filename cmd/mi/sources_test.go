@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -18,6 +19,8 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/klauspost/compress/gzip"
+
+	"github.com/marketintel/mi/pipeline/sources"
 
 	"github.com/marketintel/mi/internal/fixtures"
 )
@@ -142,5 +145,27 @@ func TestRunWithSourcesConfig(t *testing.T) {
 	resp.Body.Close()
 	if want := fmt.Sprintf(`mi_source_trades_total{source="ws:local"} %d`, trades); !strings.Contains(string(b), want) {
 		t.Fatalf("/metrics lacks %q", want)
+	}
+}
+
+// TestDefaultConfigOpens opens every entry of the built-in sources
+// configuration with the kinds mi registers (exchanges and on-chain DEX),
+// without connecting anywhere.
+func TestDefaultConfigOpens(t *testing.T) {
+	cfg, err := sources.LoadConfig("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srcs, err := cfg.Open(sources.Env{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatalf("the default sources configuration does not open: %v", err)
+	}
+	kinds := map[string]int{}
+	for _, s := range srcs {
+		kinds[strings.SplitN(s.Name(), ":", 2)[0]]++
+		_ = s.Close()
+	}
+	if len(srcs) != len(cfg.Sources) || kinds["evmdex"] != 2 || kinds["ws"] != 5 {
+		t.Fatalf("opened %d of %d sources: %v", len(srcs), len(cfg.Sources), kinds)
 	}
 }
