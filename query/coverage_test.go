@@ -28,9 +28,30 @@ func TestCoverageRoute(t *testing.T) {
 				Address *string `json:"address"`
 			} `json:"sources"`
 		} `json:"symbols"`
+		Events []struct {
+			Name string `json:"name"`
+			Live bool   `json:"live"`
+		} `json:"events"`
+		Tools []MCPTool `json:"tools"`
 	}
 	if err := json.Unmarshal(body, &got); err != nil {
 		t.Fatal(err)
+	}
+	live := map[string]bool{}
+	for _, e := range got.Events {
+		live[e.Name] = e.Live
+	}
+	if len(got.Events) != 8 || !live["unusual_flow"] || !live["decision_change"] || live["news"] {
+		t.Fatalf("events %+v: want all 8, unusual_flow and decision_change live", got.Events)
+	}
+	tools := map[string]MCPTool{}
+	for _, tl := range got.Tools {
+		tools[tl.Name] = tl
+	}
+	if len(got.Tools) != len(mcpTools) || !tools["get_symbol_intelligence"].Available ||
+		tools["get_symbol_intelligence"].PriceMicroUSD != priceIntelligenceSymbol || tools["get_market_news"].Available ||
+		tools["get_market_news"].NotAvailableBy == "" || !tools["get_data_coverage"].Available || tools["get_data_coverage"].PriceMicroUSD != 0 {
+		t.Fatalf("tools %+v", got.Tools)
 	}
 	var eth, tsla bool
 	for _, s := range got.Symbols {

@@ -521,7 +521,7 @@ type MCPTool struct {
 	Available      bool   `json:"available"`
 	PriceMicroUSD  int64  `json:"priceMicroUsd"`
 	Route          string `json:"route"`
-	NotAvailableBy string `json:"reason,omitempty"`
+	NotAvailableBy string `json:"reason"`
 }
 
 // MCPTools lists the tools of the server with their availability and price.

@@ -103,6 +103,8 @@ type Server struct {
 	markets marketCache // cross-symbol step per window (market_cache.go)
 	// mcp is the MCP tool server, built on first use (mcp.go).
 	mcp mcpServer
+	// coverage is the body of /coverage, rendered on first use (coverage.go).
+	coverage coverageBody
 }
 
 // New builds the server from d. It registers every route of the table, the
