@@ -36,6 +36,7 @@ const usage = `mi — Market Intelligence Service
 Usage:
   mi run [flags]          every role in one process: sources, operators, views, API
   mi bench pipeline [flags]  end-to-end throughput through the embedded broker
+  mi bench serve [--symbols N]  the API over N synthetic symbols, for wrk
   mi backfill --source sim|replay:PATH --from DATE --to DATE   history day files, in process
   mi export --from DATE --to DATE --dest DIR [--symbols LIST]  copy complete day files
   mi sql [--csv] "SELECT ..."   DuckDB over the day files (views candles, signals, trades, signal_changes)
@@ -233,8 +234,11 @@ func cmdRun(ctx context.Context, args []string) error {
 }
 
 func cmdBench(ctx context.Context, args []string) error {
+	if len(args) > 0 && args[0] == "serve" {
+		return cmdBenchServe(ctx, args[1:]) // benchserve.go
+	}
 	if len(args) == 0 || args[0] != "pipeline" {
-		return errors.New(`usage: mi bench pipeline [flags] (the only benchmark is "pipeline")`)
+		return errors.New(`usage: mi bench pipeline|serve [flags]`)
 	}
 	fs := flag.NewFlagSet("mi bench pipeline", flag.ContinueOnError)
 	trades := fs.Int("trades", 2_000_000, "trades to push through the pipeline")
