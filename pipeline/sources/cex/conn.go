@@ -17,7 +17,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math/rand/v2"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -228,7 +227,7 @@ func (c *Conn) Stats() Stats {
 
 func (c *Conn) run() {
 	defer close(c.done)
-	failures := 0
+	bo := sources.Backoff{Min: c.cfg.BackoffMin, Max: c.cfg.BackoffMax}
 	loggedUnreachable := false
 	var downSince int64
 	for c.ctx.Err() == nil {
@@ -243,12 +242,11 @@ func (c *Conn) run() {
 			return
 		}
 		if connected {
-			failures = 0
+			bo.Reset()
 			loggedUnreachable = false
 			c.obs.SetState(c.cfg.Name, "reconnecting", err)
 			c.log.Warn("venue connection lost; reconnecting", "source", c.cfg.Name, "err", err)
 		} else {
-			failures++
 			c.obs.SetState(c.cfg.Name, "unreachable", err)
 			if !loggedUnreachable {
 				// Said once per outage; retries continue quietly.
@@ -264,23 +262,9 @@ func (c *Conn) run() {
 		select {
 		case <-c.ctx.Done():
 			return
-		case <-time.After(backoff(c.cfg.BackoffMin, c.cfg.BackoffMax, failures)):
+		case <-time.After(bo.Next()):
 		}
 	}
-}
-
-// backoff returns the delay before the next attempt after n consecutive
-// failures: uniform in [min/2, min(max, min·2^n)].
-func backoff(minD, maxD time.Duration, n int) time.Duration {
-	hi := maxD
-	if n < 30 && minD<<n < maxD && minD<<n > 0 {
-		hi = minD << n
-	}
-	lo := minD / 2
-	if hi <= lo {
-		return lo
-	}
-	return lo + rand.N(hi-lo)
 }
 
 // session dials, subscribes and reads until the connection fails. It

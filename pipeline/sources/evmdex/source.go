@@ -28,7 +28,6 @@ import (
 	"fmt"
 	"io"
 	"math/big"
-	"math/rand/v2"
 	"sort"
 	"strings"
 	"sync"
@@ -251,7 +250,7 @@ var errDone = errors.New("end block reached")
 func (s *Source) run(ctx context.Context) {
 	defer close(s.done)
 	defer close(s.out)
-	backoff := s.cfg.MinBackoff
+	bo := sources.Backoff{Min: s.cfg.MinBackoff, Max: s.cfg.MaxBackoff}
 	failing := false
 	for {
 		progressed, err := s.session(ctx)
@@ -270,20 +269,18 @@ func (s *Source) run(ctx context.Context) {
 			o.Reconnect(s.name)
 		}
 		if progressed {
-			backoff = s.cfg.MinBackoff
+			bo.Reset()
 			failing = false
 		}
 		if !failing && s.cfg.Logf != nil {
 			s.cfg.Logf("%s: cannot read %s: %v; retrying with backoff", s.name, s.cfg.RPC, err)
 		}
 		failing = true
-		d := time.Duration(float64(backoff) * (0.75 + 0.5*rand.Float64()))
 		select {
-		case <-time.After(d):
+		case <-time.After(bo.Next()):
 		case <-ctx.Done():
 			return
 		}
-		backoff = min(2*backoff, s.cfg.MaxBackoff)
 	}
 }
 

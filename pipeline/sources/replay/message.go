@@ -170,7 +170,7 @@ func (m *MessageParser) binance(msg []byte, ingest int64, out []sources.Record) 
 	if stream, data, ok := binanceEnvelope(msg); ok {
 		return m.binanceEvent(msg, stream, data, ingest, out)
 	}
-	var data, stream, result, errv, code, mtext []byte
+	var data, stream, errv, code, mtext []byte
 	bare, hasID, hasResult := false, false, false
 	err := eachField(msg, func(k, v []byte) bool {
 		switch string(k) {
@@ -183,7 +183,7 @@ func (m *MessageParser) binance(msg []byte, ingest int64, out []sources.Record) 
 		case "id":
 			hasID = true
 		case "result":
-			result, hasResult = v, true
+			hasResult = true
 		case "error":
 			errv = v
 		case "code":
@@ -202,7 +202,6 @@ func (m *MessageParser) binance(msg []byte, ingest int64, out []sources.Record) 
 	case code != nil && mtext != nil:
 		return append(out, venueError(msg, text(code)+" "+text(mtext)))
 	case hasResult && hasID:
-		_ = result
 		return m.skip(out) // answer to SUBSCRIBE / LIST_SUBSCRIPTIONS
 	case bare:
 		data = msg

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"math/big"
-	"math/rand/v2"
 	"net/http"
 	"sort"
 	"sync"
@@ -148,7 +147,8 @@ func (s *Source) Close() error {
 func (s *Source) run(ctx context.Context) {
 	defer close(s.done)
 	defer close(s.out)
-	backoff, failing, found := s.cfg.MinBackoff, false, false
+	bo := sources.Backoff{Min: s.cfg.MinBackoff, Max: s.cfg.MaxBackoff}
+	failing, found := false, false
 	for {
 		n, err := s.poll(ctx)
 		if ctx.Err() != nil {
@@ -163,10 +163,10 @@ func (s *Source) run(ctx context.Context) {
 				s.cfg.Logf("soldex: cannot read %s: %v; retrying with backoff", s.cfg.RPC, err)
 			}
 			failing = true
-			wait = time.Duration(float64(backoff) * (0.75 + 0.5*rand.Float64()))
-			backoff = min(2*backoff, s.cfg.MaxBackoff)
+			wait = bo.Next()
 		} else {
-			failing, backoff = false, s.cfg.MinBackoff
+			failing = false
+			bo.Reset()
 			if n > 0 {
 				found = true
 			} else if found && s.cfg.StopWhenIdle {
