@@ -26,13 +26,6 @@ import (
 )
 
 func init() {
-	featureRoutes = append(featureRoutes,
-		"POST /api/v1/alerts/subscriptions 500000",
-		"GET /api/v1/alerts/subscriptions/:id 0",
-		"DELETE /api/v1/alerts/subscriptions/:id 0",
-		"POST /api/v1/alerts/subscriptions/:id/test 0",
-		"POST /api/v1/alerts/subscriptions/:id/resume 0",
-		"GET /api/v1/alerts/subscriptions/:id/events 0")
 	const m = "0 0 id:path X-Alert-Secret:header"
 	featureOperations["post /api/v1/alerts/subscriptions"] = "0.5 500000"
 	featureOperations["get /api/v1/alerts/subscriptions/{id}"] = m

@@ -313,9 +313,6 @@ func TestMarketRoutesOddParams(t *testing.T) {
 		"maxBuyPressure", "unknown"}
 	var targets []string
 	for _, r := range s.Routes() {
-		if r.Path == "/.well-known/security.txt" { // plain text by RFC 9116 (pricing.go)
-			continue
-		}
 		targets = append(targets, strings.Replace(r.Path, ":symbol", "{sym}", 1))
 	}
 	value := func() string {
@@ -347,10 +344,9 @@ func TestMarketRoutesOddParams(t *testing.T) {
 		ctx.Request.SetRequestURI(target)
 		h(&ctx)
 		status := ctx.Response.StatusCode()
-		// /metrics is Prometheus text, security.txt RFC 9116 text, CSV and
-		// Arrow answers are not JSON either.
-		textual := path == metricsPath || path == "/.well-known/security.txt" ||
-			strings.HasPrefix(string(ctx.Response.Header.ContentType()), "text/")
+		// Text answers (Prometheus /metrics, RFC 9116 security.txt, CSV
+		// downloads) are not JSON.
+		textual := strings.HasPrefix(string(ctx.Response.Header.ContentType()), "text/")
 		if status >= 500 || !json.Valid(ctx.Response.Body()) && (!textual || status != 200) {
 			t.Fatalf("GET %q: %d %s", target, status, ctx.Response.Body())
 		}

@@ -334,9 +334,6 @@ func TestPaywall(t *testing.T) {
 	f("/nope", false, 404, 0)
 }
 
-// featureRoutes are the routes of feature files ("METHOD path price"), in
-// table order, added by their tests in an init function.
-var featureRoutes []string
 
 func TestRoutes(t *testing.T) {
 	s := newTestServer(nil, nil)
