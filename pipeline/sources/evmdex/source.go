@@ -802,8 +802,8 @@ func (s *Source) trade(m *operators.PoolMeta, l *types.Log, sw *Swap, tsNs int64
 	default:
 		return nil, "malformed swap: amounts do not have opposite signs"
 	}
-	size := TokenAmount(new(big.Int).Abs(baseAmt), baseDec)
-	quote := TokenAmount(new(big.Int).Abs(quoteAmt), quoteDec)
+	size := symbols.TokenAmount(new(big.Int).Abs(baseAmt), baseDec)
+	quote := symbols.TokenAmount(new(big.Int).Abs(quoteAmt), quoteDec)
 	if !(size > 0) {
 		return nil, "bad size: the base amount is zero"
 	}
@@ -824,23 +824,4 @@ func (s *Source) trade(m *operators.PoolMeta, l *types.Log, sw *Swap, tsNs int64
 		return nil, err.Error()
 	}
 	return t, ""
-}
-
-var pow10 = func() [78]*big.Float {
-	var t [78]*big.Float
-	for i := range t {
-		t[i] = new(big.Float).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(i)), nil))
-	}
-	return t
-}()
-
-// TokenAmount converts an atomic amount to a number of tokens.
-func TokenAmount(x *big.Int, decimals int) float64 {
-	if decimals < 0 || decimals >= len(pow10) {
-		panic("BUG: token decimals out of range")
-	}
-	f := new(big.Float).SetPrec(128).SetInt(x)
-	f.Quo(f, pow10[decimals])
-	v, _ := f.Float64()
-	return v
 }

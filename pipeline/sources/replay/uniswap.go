@@ -294,27 +294,6 @@ func decodeHex(b []byte) ([]byte, bool) {
 	return out, true
 }
 
-var (
-	pow10 = func() [19]*big.Float {
-		var t [19]*big.Float
-		for i := range t {
-			t[i] = new(big.Float).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(i)), nil))
-		}
-		return t
-	}()
-)
-
-// tokenAmount converts an atomic amount to a float64 number of tokens.
-func tokenAmount(x *big.Int, decimals int) float64 {
-	if decimals < 0 || decimals >= len(pow10) {
-		panic("BUG: token decimals out of range")
-	}
-	f := new(big.Float).SetPrec(128).SetInt(x)
-	f.Quo(f, pow10[decimals])
-	v, _ := f.Float64()
-	return v
-}
-
 func (p *uniswapParser) swap(raw []byte, l *uniLog, out []sources.Record) []sources.Record {
 	pool, ok := lookupPool(l.pool)
 	if !ok {
@@ -363,8 +342,8 @@ func (p *uniswapParser) swap(raw []byte, l *uniLog, out []sources.Record) []sour
 		LogIndex:    l.logIndex,
 		Wallet:      "0x" + hex.EncodeToString(recipient[12:]),
 	}
-	size := tokenAmount(new(big.Int).Abs(baseAmt), baseTok.Decimals)
-	notional := tokenAmount(new(big.Int).Abs(quoteAmt), quoteTok.Decimals)
+	size := symbols.TokenAmount(new(big.Int).Abs(baseAmt), baseTok.Decimals)
+	notional := symbols.TokenAmount(new(big.Int).Abs(quoteAmt), quoteTok.Decimals)
 	t.Size, t.NotionalUsd = size, notional
 	if size > 0 {
 		t.Price = notional / size
