@@ -7,19 +7,19 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
-	_ "modernc.org/sqlite"             // registers the "sqlite" database/sql driver
+	"github.com/marketintel/mi/sinks/sqldb"
+	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 )
 
 // Dialects of the SQL backend, as Dialect returns them.
 const (
-	DialectSQLite   = "sqlite"
-	DialectPostgres = "postgres"
+	DialectSQLite   = sqldb.DialectSQLite
+	DialectPostgres = sqldb.DialectPostgres
 )
 
 // DefaultFile is the name of the SQLite ledger inside the data directory.
@@ -62,7 +62,7 @@ type SQL struct {
 	db      *sql.DB
 	dialect string
 	mu      sync.Mutex
-	rebound map[string]string
+	rebind  *sqldb.Rebinder
 	stmts   map[string]*sql.Stmt // SQLite: prepared once, reused by every transaction
 }
 
@@ -111,7 +111,7 @@ func Open(ctx context.Context, url string) (*SQL, error) {
 		// every transaction starts with BEGIN IMMEDIATE.
 		db.SetMaxOpenConns(1)
 	}
-	s := &SQL{db: db, dialect: dialect, rebound: map[string]string{}, stmts: map[string]*sql.Stmt{}}
+	s := &SQL{db: db, dialect: dialect, rebind: sqldb.NewRebinder(dialect), stmts: map[string]*sql.Stmt{}}
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("cannot reach %s ledger: %w", dialect, err)
@@ -149,28 +149,7 @@ func (s *SQL) Close() error {
 // q rewrites a query written with ? placeholders for the dialect:
 // PostgreSQL gets $1, $2, ….
 func (s *SQL) q(query string) string {
-	if s.dialect != DialectPostgres {
-		return query
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if r, ok := s.rebound[query]; ok {
-		return r
-	}
-	var b strings.Builder
-	n := 0
-	for _, ch := range query {
-		if ch == '?' {
-			n++
-			b.WriteByte('$')
-			b.WriteString(strconv.Itoa(n))
-			continue
-		}
-		b.WriteRune(ch)
-	}
-	r := b.String()
-	s.rebound[query] = r
-	return r
+	return s.rebind.Q(query)
 }
 
 // stmt returns query prepared for the dialect. On SQLite a statement is

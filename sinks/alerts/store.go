@@ -19,16 +19,17 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/marketintel/mi/sinks/sqldb"
 )
 
 // Dialects of the database the store runs on.
 const (
-	DialectSQLite   = "sqlite"
-	DialectPostgres = "postgres"
+	DialectSQLite   = sqldb.DialectSQLite
+	DialectPostgres = sqldb.DialectPostgres
 )
 
 // Pack terms (spec §3.2) and retention.
@@ -159,9 +160,8 @@ type Store struct {
 	aead    cipher.AEAD
 	now     func() time.Time
 
-	mu      sync.Mutex
-	rebound map[string]string
-	wmu     sync.Mutex // serializes SQLite write transactions (see tx)
+	rebind *sqldb.Rebinder
+	wmu    sync.Mutex // serializes SQLite write transactions (see tx)
 }
 
 // Config configures a Store.
@@ -195,7 +195,7 @@ func Open(ctx context.Context, db *sql.DB, dialect string, cfg Config) (*Store, 
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	s := &Store{db: db, dialect: dialect, aead: aead, now: cfg.Now, rebound: map[string]string{}}
+	s := &Store{db: db, dialect: dialect, aead: aead, now: cfg.Now, rebind: sqldb.NewRebinder(dialect)}
 	if err := s.migrate(ctx); err != nil {
 		return nil, err
 	}
@@ -286,26 +286,7 @@ func (s *Store) migrate(ctx context.Context) error {
 
 // q rewrites ? placeholders to $n for PostgreSQL.
 func (s *Store) q(query string) string {
-	if s.dialect != DialectPostgres {
-		return query
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if r, ok := s.rebound[query]; ok {
-		return r
-	}
-	var b strings.Builder
-	n := 0
-	for _, c := range query {
-		if c == '?' {
-			n++
-			b.WriteString("$" + strconv.Itoa(n))
-			continue
-		}
-		b.WriteRune(c)
-	}
-	s.rebound[query] = b.String()
-	return b.String()
+	return s.rebind.Q(query)
 }
 
 // tx runs f in a transaction. On SQLite, which has one writer at a time,
