@@ -334,7 +334,6 @@ func TestPaywall(t *testing.T) {
 	f("/nope", false, 404, 0)
 }
 
-
 func TestRoutes(t *testing.T) {
 	s := newTestServer(nil, nil)
 	var got []string
