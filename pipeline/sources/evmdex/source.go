@@ -535,6 +535,18 @@ func (s *Source) process(ctx context.Context, c *rpc.Client, logs []types.Log, f
 		}
 		return logs[i].Index < logs[j].Index
 	})
+	// Every header the range is checked against is read after the logs,
+	// and the last block's before the others: a reorg that lands while the
+	// range is read then shows as a log whose block hash disagrees, never
+	// as a canonical last block stored above blocks read on the old fork
+	// (which checkReorg, walking down from the last block, would miss).
+	for n := from; n <= to; n++ {
+		delete(s.headers, n)
+	}
+	last, err := s.header(ctx, c, to, false)
+	if err != nil {
+		return err
+	}
 	// The range must continue the chain read so far: a reorg between two
 	// steps shows as a parent hash that differs from the hash kept.
 	if prev, ok := s.hashes[from-1]; ok {
@@ -571,9 +583,8 @@ func (s *Source) process(ctx context.Context, c *rpc.Client, logs []types.Log, f
 		}
 		blocks[l.BlockNumber] = h
 	}
-	last, err := s.header(ctx, c, to, false)
-	if err != nil {
-		return err
+	if h, ok := blocks[to]; ok && h.Hash != last.Hash {
+		return fmt.Errorf("block %d: %w", to, errInconsistent)
 	}
 	for n, h := range blocks {
 		s.hashes[n] = h.Hash
