@@ -15,7 +15,7 @@ import (
 )
 
 // loadUnits reads a fixture, decompressed, into memory as units.
-func loadUnits(b *testing.B, rel string) [][]byte {
+func loadUnits(b testing.TB, rel string) [][]byte {
 	b.Helper()
 	f, err := os.Open(fixtures.Path(b, rel))
 	if err != nil {

@@ -82,7 +82,17 @@ func (p *binanceParser) message(line, js []byte, ingest int64, out []sources.Rec
 // events become trades, any other event is skipped. It returns the event
 // type it saw (a slice of data).
 func (p *binanceParser) event(line, data []byte, ingest int64, out []sources.Record) ([]sources.Record, []byte) {
-	isTrade := false
+	if !p.generalOnly {
+		var tr binanceTrade
+		if j, ok := binanceScan(data, 0, 1, &tr); ok && trailing(data, j) == nil {
+			t := p.newTrade()
+			if sym, reason := p.build(&tr, ingest, t, true); reason == "" {
+				if res, ok := p.emitFast(out, t, sym); ok {
+					return res, tr.event
+				}
+			}
+		}
+	}
 	var tr binanceTrade
 	tr.maker = -1
 	err := eachField(data, func(k, v []byte) bool {
@@ -124,13 +134,102 @@ func (p *binanceParser) event(line, data []byte, ingest int64, out []sources.Rec
 	}
 	switch string(tr.event) {
 	case "trade", "aggTrade":
-		isTrade = true
-	}
-	if !isTrade {
+	default:
 		p.skipped++
 		return out, tr.event
 	}
-	t := &schemas.Trade{VenueKind: schemas.VenueKind_VENUE_KIND_CEX, IngestTimeNs: ingest}
+	t := &schemas.Trade{}
+	sym, reason := p.build(&tr, ingest, t, false)
+	if reason != "" {
+		return append(out, reject(line, reason)), tr.event
+	}
+	return p.emit(out, line, t, sym), tr.event
+}
+
+// binanceScan reads a trade or aggTrade payload at b[i] into tr in one pass
+// (the fast path; any other event is not ok); depth is the payload's
+// nesting in its message.
+func binanceScan(b []byte, i, depth int, tr *binanceTrade) (int, bool) {
+	i, empty, ok := objOpen(b, i)
+	if !ok || empty {
+		return 0, false
+	}
+	tr.maker = -1
+	var seen uint16
+	for {
+		key, v, ok := objKey(b, i)
+		if !ok {
+			return 0, false
+		}
+		var bit uint16
+		switch string(key) {
+		case "e":
+			bit = 1
+			tr.event, i, ok = strRaw(b, v)
+			ok = ok && (string(tr.event) == "trade" || string(tr.event) == "aggTrade")
+		case "s":
+			bit = 2
+			tr.sym, i, ok = strRaw(b, v)
+		case "t":
+			bit = 4
+			tr.id, i, ok = numText(b, v)
+		case "a":
+			bit = 8
+			tr.aggID, i, ok = numText(b, v)
+		case "p":
+			bit = 16
+			tr.price, i, ok = numOrStr(b, v)
+		case "q":
+			bit = 32
+			tr.qty, i, ok = numOrStr(b, v)
+		case "T":
+			bit = 64
+			tr.tradeTime, i, ok = numText(b, v)
+		case "m":
+			bit = 128
+			switch {
+			case len(b)-v >= 4 && string(b[v:v+4]) == "true":
+				tr.maker, i = 1, v+4
+			case len(b)-v >= 5 && string(b[v:v+5]) == "false":
+				tr.maker, i = 0, v+5
+			default:
+				ok = false
+			}
+		case "M":
+			bit = 256
+			tr.spotFlag = true
+			var err error
+			i, err = skipValue(b, v, depth+1)
+			ok = err == nil
+		case "X":
+			bit = 512
+			tr.futuresFlag = true
+			var err error
+			i, err = skipValue(b, v, depth+1)
+			ok = err == nil
+		default:
+			var err error
+			i, err = skipValue(b, v, depth+1)
+			ok = err == nil
+		}
+		if !ok || seen&bit != 0 {
+			return 0, false
+		}
+		seen |= bit
+		var more bool
+		if i, more, ok = objNext(b, i); !ok {
+			return 0, false
+		}
+		if !more {
+			return i, seen&1 != 0
+		}
+	}
+}
+
+// build fills t from the fields of a trade or aggTrade event, or says why
+// it cannot (fast: the fast path, which copies strings into the arena).
+func (p *binanceParser) build(tr *binanceTrade, ingest int64, t *schemas.Trade, fast bool) (symEntry, string) {
+	t.VenueKind, t.IngestTimeNs = schemas.VenueKind_VENUE_KIND_CEX, ingest
 	venue := p.venue
 	if venue == "" {
 		switch {
@@ -145,29 +244,33 @@ func (p *binanceParser) event(line, data []byte, ingest int64, out []sources.Rec
 	t.Venue = venue
 	if string(tr.event) == "aggTrade" {
 		if _, ok := parseInt(tr.aggID); !ok {
-			return append(out, reject(line, "bad trade id: aggTrade a is not an integer")), tr.event
+			return symEntry{}, "bad trade id: aggTrade a is not an integer"
 		}
-		t.TradeId = "agg:" + string(tr.aggID)
+		if fast {
+			t.TradeId = p.str2("agg:", tr.aggID)
+		} else {
+			t.TradeId = "agg:" + string(tr.aggID)
+		}
 	} else {
 		if _, ok := parseInt(tr.id); !ok {
-			return append(out, reject(line, "bad trade id: t is not an integer")), tr.event
+			return symEntry{}, "bad trade id: t is not an integer"
 		}
-		t.TradeId = string(tr.id)
+		t.TradeId = p.keep(fast, tr.id)
 	}
 	price, ok := parseDecimal(tr.price)
 	if !ok {
-		return append(out, reject(line, "bad price: p is not a decimal")), tr.event
+		return symEntry{}, "bad price: p is not a decimal"
 	}
 	qty, ok := parseDecimal(tr.qty)
 	if !ok {
-		return append(out, reject(line, "bad size: q is not a decimal")), tr.event
+		return symEntry{}, "bad size: q is not a decimal"
 	}
 	ms, ok := parseInt(tr.tradeTime)
 	if !ok {
-		return append(out, reject(line, "bad timestamp: T is not an integer")), tr.event
+		return symEntry{}, "bad timestamp: T is not an integer"
 	}
 	if t.EventTimeNs, ok = msToNs(ms); !ok {
-		return append(out, reject(line, "bad timestamp: T out of range")), tr.event
+		return symEntry{}, "bad timestamp: T out of range"
 	}
 	switch tr.maker {
 	case 1: // the buyer was the resting order: a seller crossed the spread
@@ -177,10 +280,10 @@ func (p *binanceParser) event(line, data []byte, ingest int64, out []sources.Rec
 	case -1:
 		t.Side = schemas.Side_SIDE_UNKNOWN
 	default:
-		return append(out, reject(line, "bad side: m is not a boolean")), tr.event
+		return symEntry{}, "bad side: m is not a boolean"
 	}
 	t.Price = price
-	sym := p.symbol(venue, tr.sym)
+	sym := p.symbolOf(fast, venue, tr.sym)
 	t.Market = sym.venueSymbol
 	if venue == "binance_coinm" {
 		// Quantity is in contracts of a fixed USD value.
@@ -191,7 +294,7 @@ func (p *binanceParser) event(line, data []byte, ingest int64, out []sources.Rec
 		t.Size = qty
 		t.NotionalUsd = price * qty
 	}
-	return p.emit(out, line, t, sym), tr.event
+	return sym, ""
 }
 
 // coinmContractUSD is the USD face value of one Binance COIN-M contract:

@@ -54,6 +54,15 @@ func (p *bybitParser) parse(line []byte, out []sources.Record) []sources.Record 
 	if !ok {
 		return out
 	}
+	venue := p.conns[string(r.conn)]
+	if venue == "" {
+		venue = "bybit"
+	}
+	if !p.generalOnly {
+		if res, ok := p.bybitFast(msg, venue, ingest, out); ok {
+			return res
+		}
+	}
 	var topic, data []byte
 	err := eachField(msg, func(k, v []byte) bool {
 		switch string(k) {
@@ -71,10 +80,6 @@ func (p *bybitParser) parse(line []byte, out []sources.Record) []sources.Record 
 		p.skipped++
 		return out
 	}
-	venue := p.conns[string(r.conn)]
-	if venue == "" {
-		venue = "bybit"
-	}
 	n := len(out)
 	err = eachElem(data, func(tr []byte) bool {
 		out = p.trade(tr, venue, ingest, out)
@@ -86,51 +91,137 @@ func (p *bybitParser) parse(line []byte, out []sources.Record) []sources.Record 
 	return out
 }
 
+// bybitFields are the raw fields of a publicTrade entry.
+type bybitFields struct {
+	tm, sym, side, size, price, id []byte
+}
+
 func (p *bybitParser) trade(obj []byte, venue string, ingest int64, out []sources.Record) []sources.Record {
-	var tm, sym, side, size, price, id []byte
+	if !p.generalOnly {
+		var f bybitFields
+		if j, ok := bybitScan(obj, 0, 1, &f); ok && trailing(obj, j) == nil {
+			if res, ok := p.tradeFast(&f, venue, ingest, out); ok {
+				return res
+			}
+		}
+	}
+	var f bybitFields
 	err := eachField(obj, func(k, v []byte) bool {
 		switch string(k) {
 		case "T":
-			tm = v
+			f.tm = v
 		case "s":
-			sym, _, _ = jsonString(v, nil)
+			f.sym, _, _ = jsonString(v, nil)
 		case "S":
-			side, _, _ = jsonString(v, nil)
+			f.side, _, _ = jsonString(v, nil)
 		case "v":
-			size, _ = numOrString(v)
+			f.size, _ = numOrString(v)
 		case "p":
-			price, _ = numOrString(v)
+			f.price, _ = numOrString(v)
 		case "i":
-			id, _ = numOrString(v)
+			f.id, _ = numOrString(v)
 		}
 		return true
 	})
 	if err != nil {
 		return append(out, reject(obj, "malformed json"))
 	}
-	t := &schemas.Trade{Venue: venue, VenueKind: schemas.VenueKind_VENUE_KIND_CEX, IngestTimeNs: ingest}
+	t := &schemas.Trade{}
+	s, reason := p.build(&f, venue, ingest, t, false)
+	if reason != "" {
+		return append(out, reject(obj, reason))
+	}
+	return p.emit(out, obj, t, s)
+}
+
+// tradeFast is the fast path's end of trade: the trade of f, or false.
+func (p *bybitParser) tradeFast(f *bybitFields, venue string, ingest int64, out []sources.Record) ([]sources.Record, bool) {
+	t := p.newTrade()
+	s, reason := p.build(f, venue, ingest, t, true)
+	if reason != "" {
+		return out, false
+	}
+	return p.emitFast(out, t, s)
+}
+
+// bybitScan reads the publicTrade entry at b[i] into f in one pass (the
+// fast path); depth is the entry's nesting in its message.
+func bybitScan(b []byte, i, depth int, f *bybitFields) (int, bool) {
+	i, empty, ok := objOpen(b, i)
+	if !ok || empty {
+		return 0, false
+	}
+	var seen uint8
+	for {
+		key, v, ok := objKey(b, i)
+		if !ok {
+			return 0, false
+		}
+		var bit uint8
+		switch string(key) {
+		case "T":
+			bit = 1
+			f.tm, i, ok = numText(b, v)
+		case "s":
+			bit = 2
+			f.sym, i, ok = strRaw(b, v)
+		case "S":
+			bit = 4
+			f.side, i, ok = strRaw(b, v)
+		case "v":
+			bit = 8
+			f.size, i, ok = numOrStr(b, v)
+		case "p":
+			bit = 16
+			f.price, i, ok = numOrStr(b, v)
+		case "i":
+			bit = 32
+			f.id, i, ok = numOrStr(b, v)
+		default:
+			var err error
+			i, err = skipValue(b, v, depth+1)
+			ok = err == nil
+		}
+		if !ok || seen&bit != 0 {
+			return 0, false
+		}
+		seen |= bit
+		var more bool
+		if i, more, ok = objNext(b, i); !ok {
+			return 0, false
+		}
+		if !more {
+			return i, true
+		}
+	}
+}
+
+// build fills t from the fields of a publicTrade entry, or says why it
+// cannot (fast: the fast path, which copies strings into the arena).
+func (p *bybitParser) build(f *bybitFields, venue string, ingest int64, t *schemas.Trade, fast bool) (symEntry, string) {
+	t.Venue, t.VenueKind, t.IngestTimeNs = venue, schemas.VenueKind_VENUE_KIND_CEX, ingest
 	var ok bool
-	if t.Price, ok = parseDecimal(price); !ok {
-		return append(out, reject(obj, "bad price: p is not a decimal"))
+	if t.Price, ok = parseDecimal(f.price); !ok {
+		return symEntry{}, "bad price: p is not a decimal"
 	}
-	qty, ok := parseDecimal(size)
+	qty, ok := parseDecimal(f.size)
 	if !ok {
-		return append(out, reject(obj, "bad size: v is not a decimal"))
+		return symEntry{}, "bad size: v is not a decimal"
 	}
-	ms, ok := parseInt(tm)
+	ms, ok := parseInt(f.tm)
 	if !ok {
-		return append(out, reject(obj, "bad timestamp: T is not an integer"))
+		return symEntry{}, "bad timestamp: T is not an integer"
 	}
 	if t.EventTimeNs, ok = msToNs(ms); !ok {
-		return append(out, reject(obj, "bad timestamp: T out of range"))
+		return symEntry{}, "bad timestamp: T out of range"
 	}
-	if t.Side, ok = parseSide(side); !ok {
-		return append(out, reject(obj, "bad side: "+string(side)))
+	if t.Side, ok = parseSide(f.side); !ok {
+		return symEntry{}, "bad side: " + string(f.side)
 	}
-	if len(id) == 0 {
-		return append(out, reject(obj, "bad trade id: missing"))
+	if len(f.id) == 0 {
+		return symEntry{}, "bad trade id: missing"
 	}
-	t.TradeId = string(id)
+	t.TradeId = p.keep(fast, f.id)
 	if venue == "bybit_inverse" {
 		t.NotionalUsd = qty // one contract is 1 USD
 		t.Size = qty / t.Price
@@ -138,7 +229,7 @@ func (p *bybitParser) trade(obj []byte, venue string, ingest int64, out []source
 		t.Size = qty
 		t.NotionalUsd = t.Price * qty
 	}
-	s := p.symbol(venue, sym)
+	s := p.symbolOf(fast, venue, f.sym)
 	t.Market = s.venueSymbol
-	return p.emit(out, obj, t, s)
+	return s, ""
 }

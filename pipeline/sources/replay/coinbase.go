@@ -70,6 +70,11 @@ func (p *coinbaseParser) parseRecorded(line []byte, out []sources.Record) []sour
 	if !ok {
 		return out
 	}
+	if !p.generalOnly {
+		if res, ok := p.coinbaseFast(msg, ingest, out); ok {
+			return res
+		}
+	}
 	var channel, events []byte
 	err := eachField(msg, func(k, v []byte) bool {
 		switch string(k) {
@@ -119,52 +124,138 @@ func (p *coinbaseParser) marketTrades(line, events []byte, ingest int64, out []s
 	return out
 }
 
+// coinbaseFields are the raw fields of a trade object.
+type coinbaseFields struct {
+	product, id, price, size, tm, side []byte
+}
+
 // trade decodes one Coinbase trade object (Advanced Trade market_trades
 // entry or legacy match message). raw is what a rejection carries.
 func (p *coinbaseParser) trade(obj, raw []byte, ingest int64, out []sources.Record) []sources.Record {
-	var product, id, price, size, tm, side []byte
+	if !p.generalOnly {
+		var f coinbaseFields
+		if j, ok := coinbaseScan(obj, 0, 1, &f); ok && trailing(obj, j) == nil {
+			if res, ok := p.tradeFast(&f, ingest, out); ok {
+				return res
+			}
+		}
+	}
+	var f coinbaseFields
 	err := eachField(obj, func(k, v []byte) bool {
 		switch string(k) {
 		case "product_id":
-			product, _, _ = jsonString(v, nil)
+			f.product, _, _ = jsonString(v, nil)
 		case "trade_id":
-			id, _ = numOrString(v)
+			f.id, _ = numOrString(v)
 		case "price":
-			price, _ = numOrString(v)
+			f.price, _ = numOrString(v)
 		case "size":
-			size, _ = numOrString(v)
+			f.size, _ = numOrString(v)
 		case "time":
-			tm, _, _ = jsonString(v, nil)
+			f.tm, _, _ = jsonString(v, nil)
 		case "side":
-			side, _, _ = jsonString(v, nil)
+			f.side, _, _ = jsonString(v, nil)
 		}
 		return true
 	})
 	if err != nil {
 		return append(out, reject(raw, "malformed json"))
 	}
-	t := &schemas.Trade{Venue: "coinbase", VenueKind: schemas.VenueKind_VENUE_KIND_CEX, IngestTimeNs: ingest}
+	t := &schemas.Trade{}
+	sym, reason := p.build(&f, ingest, t, false)
+	if reason != "" {
+		return append(out, reject(raw, reason))
+	}
+	return p.emit(out, raw, t, sym)
+}
+
+// tradeFast is the fast path's end of trade: the trade of f, or false.
+func (p *coinbaseParser) tradeFast(f *coinbaseFields, ingest int64, out []sources.Record) ([]sources.Record, bool) {
+	t := p.newTrade()
+	s, reason := p.build(f, ingest, t, true)
+	if reason != "" {
+		return out, false
+	}
+	return p.emitFast(out, t, s)
+}
+
+// coinbaseScan reads the trade object at b[i] into f in one pass (the fast
+// path); depth is the object's nesting in its message.
+func coinbaseScan(b []byte, i, depth int, f *coinbaseFields) (int, bool) {
+	i, empty, ok := objOpen(b, i)
+	if !ok || empty {
+		return 0, false
+	}
+	var seen uint8
+	for {
+		key, v, ok := objKey(b, i)
+		if !ok {
+			return 0, false
+		}
+		var bit uint8
+		switch string(key) {
+		case "product_id":
+			bit = 1
+			f.product, i, ok = strRaw(b, v)
+		case "trade_id":
+			bit = 2
+			f.id, i, ok = numOrStr(b, v)
+		case "price":
+			bit = 4
+			f.price, i, ok = numOrStr(b, v)
+		case "size":
+			bit = 8
+			f.size, i, ok = numOrStr(b, v)
+		case "time":
+			bit = 16
+			f.tm, i, ok = strRaw(b, v)
+		case "side":
+			bit = 32
+			f.side, i, ok = strRaw(b, v)
+		default:
+			var err error
+			i, err = skipValue(b, v, depth+1)
+			ok = err == nil
+		}
+		if !ok || seen&bit != 0 {
+			return 0, false
+		}
+		seen |= bit
+		var more bool
+		if i, more, ok = objNext(b, i); !ok {
+			return 0, false
+		}
+		if !more {
+			return i, true
+		}
+	}
+}
+
+// build fills t from the fields of a trade object, or says why it cannot
+// (fast: the fast path, which copies strings into the arena).
+func (p *coinbaseParser) build(f *coinbaseFields, ingest int64, t *schemas.Trade, fast bool) (symEntry, string) {
+	t.Venue, t.VenueKind, t.IngestTimeNs = "coinbase", schemas.VenueKind_VENUE_KIND_CEX, ingest
 	var ok bool
-	if t.Price, ok = parseDecimal(price); !ok {
-		return append(out, reject(raw, "bad price: price is not a decimal"))
+	if t.Price, ok = parseDecimal(f.price); !ok {
+		return symEntry{}, "bad price: price is not a decimal"
 	}
-	if t.Size, ok = parseDecimal(size); !ok {
-		return append(out, reject(raw, "bad size: size is not a decimal"))
+	if t.Size, ok = parseDecimal(f.size); !ok {
+		return symEntry{}, "bad size: size is not a decimal"
 	}
-	if t.EventTimeNs, ok = rfc3339Ns(tm); !ok {
-		return append(out, reject(raw, "bad timestamp: time is not RFC 3339"))
+	if t.EventTimeNs, ok = rfc3339Ns(f.tm); !ok {
+		return symEntry{}, "bad timestamp: time is not RFC 3339"
 	}
-	makerSide, ok := parseSide(side)
+	makerSide, ok := parseSide(f.side)
 	if !ok {
-		return append(out, reject(raw, "bad side: "+string(side)))
+		return symEntry{}, "bad side: " + string(f.side)
 	}
 	t.Side = opposite(makerSide)
-	if len(id) == 0 {
-		return append(out, reject(raw, "bad trade id: missing"))
+	if len(f.id) == 0 {
+		return symEntry{}, "bad trade id: missing"
 	}
-	t.TradeId = string(id)
+	t.TradeId = p.keep(fast, f.id)
 	t.NotionalUsd = t.Price * t.Size
-	sym := p.symbol("coinbase", product)
+	sym := p.symbolOf(fast, "coinbase", f.product)
 	t.Market = sym.venueSymbol
-	return p.emit(out, raw, t, sym)
+	return sym, ""
 }

@@ -18,6 +18,12 @@ type base struct {
 	skipped uint64
 	scratch []byte
 	syms    map[string]map[string]symEntry // venue -> venue symbol -> entry
+	recent  [recentSyms]recentSym          // the last symbols seen, newest first
+	slab    []schemas.Trade                // trades for the fast paths
+	arena   []byte                         // string copies for the fast paths
+	// generalOnly turns the fast paths off (tests compare the two paths).
+	generalOnly bool
+	fastTrades  uint64 // trades the fast paths decoded
 }
 
 type symEntry struct {
@@ -134,6 +140,13 @@ func rfc3339Ns(b []byte) (int64, bool) {
 	if len(b) < 20 || len(b) > 40 {
 		return 0, false
 	}
+	if ns, ok := fastRFC3339(b); ok {
+		y := b[0:4]
+		if string(y) < "1970" || string(y) > "2200" {
+			return 0, false
+		}
+		return ns, true
+	}
 	t, err := time.Parse(time.RFC3339Nano, bstr(b))
 	if err != nil {
 		return 0, false
@@ -148,6 +161,12 @@ func rfc3339Ns(b []byte) (int64, bool) {
 // parseSide maps a venue's spelling of the aggressor side. An empty side is
 // UNKNOWN; an unrecognized one is not ok.
 func parseSide(s []byte) (schemas.Side, bool) {
+	switch string(s) { // the venues' spellings, without lower-casing a copy
+	case "Buy", "BUY", "buy", "B", "b":
+		return schemas.Side_SIDE_BUY, true
+	case "Sell", "SELL", "sell", "S", "s", "A", "a":
+		return schemas.Side_SIDE_SELL, true
+	}
 	switch strings.ToLower(bstr(s)) {
 	case "buy", "b", "bid":
 		return schemas.Side_SIDE_BUY, true

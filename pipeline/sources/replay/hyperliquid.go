@@ -29,6 +29,11 @@ func (p *hyperliquidParser) parse(line []byte, out []sources.Record) []sources.R
 	if !ok {
 		return append(out, reject(line, "bad timestamp: local receive time out of range"))
 	}
+	if !p.generalOnly {
+		if res, ok := p.hyperliquidFast(js, ingest, out); ok {
+			return res
+		}
+	}
 	var channel, data []byte
 	err := eachField(js, func(k, v []byte) bool {
 		switch string(k) {
@@ -57,46 +62,154 @@ func (p *hyperliquidParser) parse(line []byte, out []sources.Record) []sources.R
 	return out
 }
 
+// hyperliquidFields are the raw fields of a trade entry.
+type hyperliquidFields struct {
+	coin, side, px, sz, tm, tid, users []byte
+}
+
 func (p *hyperliquidParser) trade(obj []byte, ingest int64, out []sources.Record) []sources.Record {
-	var coin, side, px, sz, tm, tid, users []byte
+	if !p.generalOnly {
+		var f hyperliquidFields
+		if j, ok := hyperliquidScan(obj, 0, 1, &f); ok && trailing(obj, j) == nil {
+			if res, ok := p.tradeFast(&f, ingest, out); ok {
+				return res
+			}
+		}
+	}
+	var f hyperliquidFields
 	err := eachField(obj, func(k, v []byte) bool {
 		switch string(k) {
 		case "coin":
-			coin, _, _ = jsonString(v, nil)
+			f.coin, _, _ = jsonString(v, nil)
 		case "side":
-			side, _, _ = jsonString(v, nil)
+			f.side, _, _ = jsonString(v, nil)
 		case "px":
-			px, _ = numOrString(v)
+			f.px, _ = numOrString(v)
 		case "sz":
-			sz, _ = numOrString(v)
+			f.sz, _ = numOrString(v)
 		case "time":
-			tm = v
+			f.tm = v
 		case "tid":
-			tid, _ = numOrString(v)
+			f.tid, _ = numOrString(v)
 		case "users":
-			users = v
+			f.users = v
 		}
 		return true
 	})
 	if err != nil {
 		return append(out, reject(obj, "malformed json"))
 	}
-	t := &schemas.Trade{Venue: "hyperliquid", VenueKind: schemas.VenueKind_VENUE_KIND_CEX, IngestTimeNs: ingest}
+	t := &schemas.Trade{}
+	s, reason := p.build(&f, ingest, t, false)
+	if reason != "" {
+		return append(out, reject(obj, reason))
+	}
+	return p.emit(out, obj, t, s)
+}
+
+// tradeFast is the fast path's end of trade: the trade of f, or false.
+func (p *hyperliquidParser) tradeFast(f *hyperliquidFields, ingest int64, out []sources.Record) ([]sources.Record, bool) {
+	t := p.newTrade()
+	s, reason := p.build(f, ingest, t, true)
+	if reason != "" {
+		return out, false
+	}
+	return p.emitFast(out, t, s)
+}
+
+// hyperliquidScan reads the trade entry at b[i] into f in one pass (the
+// fast path); depth is the entry's nesting in its message.
+func hyperliquidScan(b []byte, i, depth int, f *hyperliquidFields) (int, bool) {
+	i, empty, ok := objOpen(b, i)
+	if !ok || empty {
+		return 0, false
+	}
+	var seen uint8
+	for {
+		key, v, ok := objKey(b, i)
+		if !ok {
+			return 0, false
+		}
+		var bit uint8
+		switch string(key) {
+		case "coin":
+			bit = 1
+			f.coin, i, ok = strRaw(b, v)
+		case "side":
+			bit = 2
+			f.side, i, ok = strRaw(b, v)
+		case "px":
+			bit = 4
+			f.px, i, ok = numOrStr(b, v)
+		case "sz":
+			bit = 8
+			f.sz, i, ok = numOrStr(b, v)
+		case "time":
+			bit = 16
+			f.tm, i, ok = numText(b, v)
+		case "tid":
+			bit = 32
+			f.tid, i, ok = numOrStr(b, v)
+		case "users":
+			bit = 64
+			f.users, i, ok = strPair(b, v)
+		default:
+			var err error
+			i, err = skipValue(b, v, depth+1)
+			ok = err == nil
+		}
+		if !ok || seen&bit != 0 {
+			return 0, false
+		}
+		seen |= bit
+		var more bool
+		if i, more, ok = objNext(b, i); !ok {
+			return 0, false
+		}
+		if !more {
+			return i, true
+		}
+	}
+}
+
+// strPair reads an array of two strings without escapes at b[i] and
+// returns its raw text.
+func strPair(b []byte, i int) (s []byte, j int, ok bool) {
+	j, empty, ok := arrOpen(b, i)
+	if !ok || empty {
+		return nil, 0, false
+	}
+	for k := 0; k < 2; k++ {
+		var more bool
+		if _, j, ok = strRaw(b, j); !ok {
+			return nil, 0, false
+		}
+		if j, more, ok = arrNext(b, j); !ok || more != (k == 0) {
+			return nil, 0, false
+		}
+	}
+	return b[i:j], j, true
+}
+
+// build fills t from the fields of a trade entry, or says why it cannot
+// (fast: the fast path, which copies strings into the arena).
+func (p *hyperliquidParser) build(f *hyperliquidFields, ingest int64, t *schemas.Trade, fast bool) (symEntry, string) {
+	t.Venue, t.VenueKind, t.IngestTimeNs = "hyperliquid", schemas.VenueKind_VENUE_KIND_CEX, ingest
 	var ok bool
-	if t.Price, ok = parseDecimal(px); !ok {
-		return append(out, reject(obj, "bad price: px is not a decimal"))
+	if t.Price, ok = parseDecimal(f.px); !ok {
+		return symEntry{}, "bad price: px is not a decimal"
 	}
-	if t.Size, ok = parseDecimal(sz); !ok {
-		return append(out, reject(obj, "bad size: sz is not a decimal"))
+	if t.Size, ok = parseDecimal(f.sz); !ok {
+		return symEntry{}, "bad size: sz is not a decimal"
 	}
-	ms, ok := parseInt(tm)
+	ms, ok := parseInt(f.tm)
 	if !ok {
-		return append(out, reject(obj, "bad timestamp: time is not an integer"))
+		return symEntry{}, "bad timestamp: time is not an integer"
 	}
 	if t.EventTimeNs, ok = msToNs(ms); !ok {
-		return append(out, reject(obj, "bad timestamp: time out of range"))
+		return symEntry{}, "bad timestamp: time out of range"
 	}
-	switch string(side) {
+	switch string(f.side) {
 	case "B":
 		t.Side = schemas.Side_SIDE_BUY
 	case "A":
@@ -104,19 +217,19 @@ func (p *hyperliquidParser) trade(obj []byte, ingest int64, out []sources.Record
 	case "":
 		t.Side = schemas.Side_SIDE_UNKNOWN
 	default:
-		return append(out, reject(obj, "bad side: "+string(side)))
+		return symEntry{}, "bad side: " + string(f.side)
 	}
-	if _, ok := parseInt(tid); !ok {
-		return append(out, reject(obj, "bad trade id: tid is not an integer"))
+	if _, ok := parseInt(f.tid); !ok {
+		return symEntry{}, "bad trade id: tid is not an integer"
 	}
-	t.TradeId = string(tid)
+	t.TradeId = p.keep(fast, f.tid)
 	// The wallet is the aggressor's address: users is [buyer, seller].
-	if users != nil && t.Side != schemas.Side_SIDE_UNKNOWN {
+	if f.users != nil && t.Side != schemas.Side_SIDE_UNKNOWN {
 		i := 0
-		_ = eachElem(users, func(u []byte) bool {
+		_ = eachElem(f.users, func(u []byte) bool {
 			if (i == 0 && t.Side == schemas.Side_SIDE_BUY) || (i == 1 && t.Side == schemas.Side_SIDE_SELL) {
 				if s, _, ok := jsonString(u, nil); ok {
-					t.Wallet = string(bytes.ToLower(s))
+					t.Wallet = p.lower(fast, s)
 				}
 				return false
 			}
@@ -125,7 +238,7 @@ func (p *hyperliquidParser) trade(obj []byte, ingest int64, out []sources.Record
 		})
 	}
 	t.NotionalUsd = t.Price * t.Size
-	s := p.symbol("hyperliquid", coin)
+	s := p.symbolOf(fast, "hyperliquid", f.coin)
 	t.Market = s.venueSymbol
-	return p.emit(out, obj, t, s)
+	return s, ""
 }

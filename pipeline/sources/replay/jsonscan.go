@@ -158,7 +158,17 @@ func skipNumber(b []byte, i int) (int, error) {
 // skipString returns the index just past the string starting at b[i] == '"'.
 func skipString(b []byte, i int) (int, error) {
 	i++
-	for i < len(b) {
+	for {
+		for i+8 <= len(b) { // eight bytes at a time to the first '"', '\\' or control byte
+			if m := specialBytes(le64(b[i:])); m != 0 {
+				i += firstByte(m)
+				break
+			}
+			i += 8
+		}
+		if i >= len(b) {
+			return 0, errJSON
+		}
 		switch c := b[i]; {
 		case c == '"':
 			return i + 1, nil
@@ -170,7 +180,6 @@ func skipString(b []byte, i int) (int, error) {
 			i++
 		}
 	}
-	return 0, errJSON
 }
 
 // eachField calls fn for every member of the object b (which must be exactly
@@ -361,6 +370,9 @@ func bstr(b []byte) string {
 func parseDecimal(b []byte) (float64, bool) {
 	if len(b) == 0 || len(b) > 64 {
 		return 0, false
+	}
+	if f, ok := fastDecimal(b); ok {
+		return f, true
 	}
 	for _, c := range b {
 		if !(c >= '0' && c <= '9' || c == '.' || c == '-' || c == '+' || c == 'e' || c == 'E') {

@@ -16,53 +16,139 @@ type krakenParser struct {
 	base
 }
 
+// krakenFields are the raw fields of a trade entry.
+type krakenFields struct {
+	sym, side, price, qty, id, tm []byte
+}
+
 func (p *krakenParser) trade(obj []byte, ingest int64, out []sources.Record) []sources.Record {
-	var sym, side, price, qty, id, tm []byte
+	if !p.generalOnly {
+		var f krakenFields
+		if j, ok := krakenScan(obj, 0, 1, &f); ok && trailing(obj, j) == nil {
+			if res, ok := p.tradeFast(&f, ingest, out); ok {
+				return res
+			}
+		}
+	}
+	var f krakenFields
 	err := eachField(obj, func(k, v []byte) bool {
 		switch string(k) {
 		case "symbol":
-			sym, _, _ = jsonString(v, nil)
+			f.sym, _, _ = jsonString(v, nil)
 		case "side":
-			side, _, _ = jsonString(v, nil)
+			f.side, _, _ = jsonString(v, nil)
 		case "price":
-			price, _ = numOrString(v)
+			f.price, _ = numOrString(v)
 		case "qty":
-			qty, _ = numOrString(v)
+			f.qty, _ = numOrString(v)
 		case "trade_id":
-			id, _ = numOrString(v)
+			f.id, _ = numOrString(v)
 		case "timestamp":
-			tm, _, _ = jsonString(v, nil)
+			f.tm, _, _ = jsonString(v, nil)
 		}
 		return true
 	})
 	if err != nil {
 		return append(out, reject(obj, "malformed json"))
 	}
-	t := &schemas.Trade{Venue: "kraken", VenueKind: schemas.VenueKind_VENUE_KIND_CEX, IngestTimeNs: ingest}
+	t := &schemas.Trade{}
+	s, reason := p.build(&f, ingest, t, false)
+	if reason != "" {
+		return append(out, reject(obj, reason))
+	}
+	return p.emit(out, obj, t, s)
+}
+
+// tradeFast is the fast path's end of trade: the trade of f, or false.
+func (p *krakenParser) tradeFast(f *krakenFields, ingest int64, out []sources.Record) ([]sources.Record, bool) {
+	t := p.newTrade()
+	s, reason := p.build(f, ingest, t, true)
+	if reason != "" {
+		return out, false
+	}
+	return p.emitFast(out, t, s)
+}
+
+// krakenScan reads the trade entry at b[i] into f in one pass (the fast
+// path); depth is the entry's nesting in its message.
+func krakenScan(b []byte, i, depth int, f *krakenFields) (int, bool) {
+	i, empty, ok := objOpen(b, i)
+	if !ok || empty {
+		return 0, false
+	}
+	var seen uint8
+	for {
+		key, v, ok := objKey(b, i)
+		if !ok {
+			return 0, false
+		}
+		var bit uint8
+		switch string(key) {
+		case "symbol":
+			bit = 1
+			f.sym, i, ok = strRaw(b, v)
+		case "side":
+			bit = 2
+			f.side, i, ok = strRaw(b, v)
+		case "price":
+			bit = 4
+			f.price, i, ok = numOrStr(b, v)
+		case "qty":
+			bit = 8
+			f.qty, i, ok = numOrStr(b, v)
+		case "trade_id":
+			bit = 16
+			f.id, i, ok = numOrStr(b, v)
+		case "timestamp":
+			bit = 32
+			f.tm, i, ok = strRaw(b, v)
+		default:
+			var err error
+			i, err = skipValue(b, v, depth+1)
+			ok = err == nil
+		}
+		if !ok || seen&bit != 0 {
+			return 0, false
+		}
+		seen |= bit
+		var more bool
+		if i, more, ok = objNext(b, i); !ok {
+			return 0, false
+		}
+		if !more {
+			return i, true
+		}
+	}
+}
+
+// build fills t from the fields of a trade entry, or says why it cannot
+// (fast: the fast path, which copies strings into the arena).
+func (p *krakenParser) build(f *krakenFields, ingest int64, t *schemas.Trade, fast bool) (symEntry, string) {
+	t.Venue, t.VenueKind, t.IngestTimeNs = "kraken", schemas.VenueKind_VENUE_KIND_CEX, ingest
 	var ok bool
-	if t.Price, ok = parseDecimal(price); !ok {
-		return append(out, reject(obj, "bad price: price is not a decimal"))
+	if t.Price, ok = parseDecimal(f.price); !ok {
+		return symEntry{}, "bad price: price is not a decimal"
 	}
-	if t.Size, ok = parseDecimal(qty); !ok {
-		return append(out, reject(obj, "bad size: qty is not a decimal"))
+	if t.Size, ok = parseDecimal(f.qty); !ok {
+		return symEntry{}, "bad size: qty is not a decimal"
 	}
-	if t.EventTimeNs, ok = rfc3339Ns(tm); !ok {
-		return append(out, reject(obj, "bad timestamp: timestamp is not RFC 3339"))
+	if t.EventTimeNs, ok = rfc3339Ns(f.tm); !ok {
+		return symEntry{}, "bad timestamp: timestamp is not RFC 3339"
 	}
-	switch string(side) {
+	switch string(f.side) {
 	case "buy":
 		t.Side = schemas.Side_SIDE_BUY
 	case "sell":
 		t.Side = schemas.Side_SIDE_SELL
 	default:
-		return append(out, reject(obj, "bad side: "+string(side)))
+		return symEntry{}, "bad side: " + string(f.side)
 	}
-	if _, ok := parseInt(id); !ok {
-		return append(out, reject(obj, "bad trade id: trade_id is not an integer"))
+	if _, ok := parseInt(f.id); !ok {
+		return symEntry{}, "bad trade id: trade_id is not an integer"
 	}
-	t.TradeId = string(id)
+	t.TradeId = p.keep(fast, f.id)
 	t.NotionalUsd = t.Price * t.Size
-	s := p.symbol("kraken", sym)
+	s := p.symbolOf(fast, "kraken", f.sym)
 	t.Market = s.venueSymbol
-	return p.emit(out, obj, t, s)
+	return s, ""
 }

@@ -238,6 +238,12 @@ var coinbaseControl = map[string]bool{
 }
 
 func (m *MessageParser) coinbase(msg []byte, ingest int64, out []sources.Record) []sources.Record {
+	if !m.b.generalOnly {
+		n := len(out)
+		if res, ok := m.cb.coinbaseFast(msg, ingest, out); ok {
+			return m.counted(res, n)
+		}
+	}
 	var channel, events, typ, message []byte
 	err := eachField(msg, func(k, v []byte) bool {
 		switch string(k) {
@@ -275,6 +281,12 @@ func (m *MessageParser) coinbase(msg []byte, ingest int64, out []sources.Record)
 }
 
 func (m *MessageParser) bybit(msg []byte, ingest int64, out []sources.Record) []sources.Record {
+	if !m.b.generalOnly {
+		n := len(out)
+		if res, ok := m.by.bybitFast(msg, m.venue, ingest, out); ok {
+			return m.counted(res, n)
+		}
+	}
 	var topic, data, op, success, retMsg []byte
 	err := eachField(msg, func(k, v []byte) bool {
 		switch string(k) {
@@ -322,6 +334,12 @@ func (m *MessageParser) bybit(msg []byte, ingest int64, out []sources.Record) []
 }
 
 func (m *MessageParser) hyperliquid(msg []byte, ingest int64, out []sources.Record) []sources.Record {
+	if !m.b.generalOnly {
+		n := len(out)
+		if res, ok := m.hl.hyperliquidFast(msg, ingest, out); ok {
+			return m.counted(res, n)
+		}
+	}
 	var channel, data []byte
 	err := eachField(msg, func(k, v []byte) bool {
 		switch string(k) {
@@ -356,6 +374,12 @@ func (m *MessageParser) hyperliquid(msg []byte, ingest int64, out []sources.Reco
 }
 
 func (m *MessageParser) kraken(msg []byte, ingest int64, out []sources.Record) []sources.Record {
+	if !m.b.generalOnly {
+		n := len(out)
+		if res, ok := m.kr.krakenFast(msg, ingest, out); ok {
+			return m.counted(res, n)
+		}
+	}
 	var channel, data, method, success, errv []byte
 	err := eachField(msg, func(k, v []byte) bool {
 		switch string(k) {

@@ -3,6 +3,7 @@ package replay
 import (
 	"bytes"
 	"encoding/json"
+	"syscall"
 	"testing"
 
 	"github.com/marketintel/mi/pipeline/sources"
@@ -10,7 +11,7 @@ import (
 
 // liveMessages returns the raw venue messages of a capture, as a live
 // connection receives them.
-func liveMessages(b *testing.B, rel string) [][]byte {
+func liveMessages(b testing.TB, rel string) [][]byte {
 	var out [][]byte
 	for _, u := range loadUnits(b, rel) {
 		if bytes.HasPrefix(u, []byte(`{"t"`)) { // cryptofeed record
@@ -28,6 +29,17 @@ func liveMessages(b *testing.B, rel string) [][]byte {
 		b.Fatal("no messages")
 	}
 	return out
+}
+
+// cpuSeconds is the process's CPU time (user + system) so far. Run with
+// -cpu 1: the work per CPU second is then the rate of one core, whatever
+// else the shared machine runs (wall-clock rates drop with the load).
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		panic("BUG: getrusage: " + err.Error())
+	}
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 }
 
 // The encoding/json baseline decodes the same messages into typed structs
@@ -74,6 +86,7 @@ func benchMessages(b *testing.B, proto, venue, rel string, baseline bool) {
 	trades := 0
 	b.ReportAllocs()
 	b.ResetTimer()
+	c0 := cpuSeconds()
 	for b.Loop() {
 		for _, m := range msgs {
 			switch {
@@ -89,9 +102,12 @@ func benchMessages(b *testing.B, proto, venue, rel string, baseline bool) {
 			}
 		}
 	}
+	cpu := cpuSeconds() - c0
 	b.ReportMetric(float64(len(msgs))*float64(b.N)/b.Elapsed().Seconds(), "msgs/s")
+	b.ReportMetric(float64(len(msgs))*float64(b.N)/cpu, "msgs/cpu-s")
 	if !baseline {
 		b.ReportMetric(float64(trades)/b.Elapsed().Seconds(), "trades/s")
+		b.ReportMetric(float64(trades)/cpu, "trades/cpu-s")
 	}
 }
 
@@ -135,6 +151,7 @@ func BenchmarkTradeMessages(b *testing.B) {
 			var jg jsonGeneric
 			trades := 0
 			b.ReportAllocs()
+			c0 := cpuSeconds()
 			for b.Loop() {
 				for _, m := range msgs {
 					switch {
@@ -150,9 +167,12 @@ func BenchmarkTradeMessages(b *testing.B) {
 					}
 				}
 			}
+			cpu := cpuSeconds() - c0
 			b.ReportMetric(float64(len(msgs))*float64(b.N)/b.Elapsed().Seconds(), "msgs/s")
+			b.ReportMetric(float64(len(msgs))*float64(b.N)/cpu, "msgs/cpu-s")
 			if !baseline {
 				b.ReportMetric(float64(trades)/b.Elapsed().Seconds(), "trades/s")
+				b.ReportMetric(float64(trades)/cpu, "trades/cpu-s")
 			}
 		}
 		b.Run(c.name, func(b *testing.B) { run(b, false) })
@@ -163,9 +183,11 @@ func BenchmarkTradeMessages(b *testing.B) {
 		p, _ := NewMessageParser("kraken", "", "live")
 		var out []sources.Record
 		b.ReportAllocs()
+		c0 := cpuSeconds()
 		for b.Loop() {
 			out = p.Parse(kr, 1, out[:0])
 		}
 		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "msgs/s")
+		b.ReportMetric(float64(b.N)/(cpuSeconds()-c0), "msgs/cpu-s")
 	})
 }

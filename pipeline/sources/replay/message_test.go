@@ -39,6 +39,13 @@ func fuzzProtocol(t *testing.T, proto string, msg []byte) {
 				t.Fatalf("%s: reject without reason or raw from %q", proto, msg)
 			}
 		}
+		// The fast paths give what the general path gives.
+		g, _ := NewMessageParser(proto, "", "live:"+proto)
+		g.b.generalOnly = true
+		want := g.Parse(msg, 1_700_000_000_000_000_000, nil)
+		if d := diffRecords(out, want); d != "" || p.Skipped() != g.Skipped() {
+			t.Fatalf("%s: fast path differs from the general path on %q: %s (skipped %d, %d)", proto, msg, d, p.Skipped(), g.Skipped())
+		}
 	}
 }
 
