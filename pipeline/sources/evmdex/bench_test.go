@@ -3,6 +3,7 @@ package evmdex
 import (
 	"context"
 	"io"
+	"syscall"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -30,12 +31,26 @@ func BenchmarkDecodeSwap(b *testing.B) {
 	s.pools[common.HexToAddress(meta.Address)] = meta
 	b.ReportAllocs()
 	b.ResetTimer()
+	c0 := cpuSeconds()
 	for i := 0; i < b.N; i++ {
 		l := &logs[i%len(logs)]
 		if rec, _ := s.decode(l, int64(l.BlockTimestamp)*1e9); rec == nil || rec.Trade == nil {
 			b.Fatalf("no trade: %+v", rec)
 		}
 	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "logs/s")
+	b.ReportMetric(float64(b.N)/(cpuSeconds()-c0), "logs/cpu-s")
+}
+
+// cpuSeconds is the process's CPU time (user + system) so far. Run with
+// -cpu 1: the work per CPU second is then the rate of one core, whatever
+// else the shared machine runs.
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		panic("BUG: getrusage: " + err.Error())
+	}
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 }
 
 // BenchmarkConnectorDay reads the recorded day of both USDC/WETH pools

@@ -9,6 +9,7 @@ import (
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/holiman/uint256"
 )
 
 // Event signatures (topic0) of the Uniswap v3 pool events the connector reads.
@@ -164,45 +165,74 @@ func int24(h common.Hash) (int32, bool) {
 	return int32(v.Int64()), true
 }
 
-// DecodeSwapWords decodes a Swap log like DecodeSwap, reading the five
-// 32-byte data words directly instead of through the ABI's reflection: the
-// connector's hot path. TestDecodeSwapWordsMatchesABI and FuzzDecodeSwapWords
-// hold it equal to the ABI decoding, including its range checks (uint160,
-// uint128, int24 words must be sign- or zero-extended).
-func DecodeSwapWords(l *types.Log) (Swap, error) {
-	var s Swap
-	if len(l.Topics) != 3 || l.Topics[0] != TopicSwap {
-		return s, fmt.Errorf("%w: a swap has 3 topics starting with the Swap signature", ErrMalformed)
-	}
-	d := l.Data
-	if len(d) != 5*32 {
-		return s, fmt.Errorf("%w: cannot decode swap data", ErrMalformed)
-	}
-	s.Amount0 = int256(d[0:32])
-	s.Amount1 = int256(d[32:64])
-	if !zeroExtended(d[64:96], 20) || !zeroExtended(d[96:128], 16) {
-		return s, fmt.Errorf("%w: cannot decode swap data", ErrMalformed)
-	}
-	s.SqrtPriceX96 = new(big.Int).SetBytes(d[64:96])
-	s.Liquidity = new(big.Int).SetBytes(d[96:128])
-	tick, ok := int24(common.Hash(d[128:160]))
-	if !ok {
-		return s, fmt.Errorf("%w: cannot decode swap data", ErrMalformed)
-	}
-	s.Tick = tick
-	s.Sender = common.BytesToAddress(l.Topics[1][12:])
-	s.Recipient = common.BytesToAddress(l.Topics[2][12:])
-	return s, nil
+// SwapFixed is a decoded Swap in fixed-width words, as the connector's hot
+// path reads it: no allocation. Amount0 and Amount1 are int256 in two's
+// complement (uint256.Int's Sign and Abs read them so).
+type SwapFixed struct {
+	Sender, Recipient       common.Address
+	Amount0, Amount1        uint256.Int
+	SqrtPriceX96, Liquidity uint256.Int
+	Tick                    int32
 }
 
-var two256 = new(big.Int).Lsh(big.NewInt(1), 256)
-
-func int256(w []byte) *big.Int {
-	v := new(big.Int).SetBytes(w)
-	if w[0]&0x80 != 0 {
-		v.Sub(v, two256)
+// DecodeSwapFixed decodes a Swap log into s, reading the five 32-byte data
+// words directly instead of through the ABI's reflection.
+// TestDecodeSwapWordsMatchesABI and FuzzDecodeSwapWords hold it equal to
+// the ABI decoding, including its range checks (uint160, uint128, int24
+// words must be sign- or zero-extended).
+func DecodeSwapFixed(l *types.Log, s *SwapFixed) error {
+	if len(l.Topics) != 3 || l.Topics[0] != TopicSwap {
+		return fmt.Errorf("%w: a swap has 3 topics starting with the Swap signature", ErrMalformed)
 	}
-	return v
+	d := l.Data
+	if len(d) != 5*32 || !zeroExtended(d[64:96], 20) || !zeroExtended(d[96:128], 16) {
+		return fmt.Errorf("%w: cannot decode swap data", ErrMalformed)
+	}
+	tick, ok := int24Word(d[128:160])
+	if !ok {
+		return fmt.Errorf("%w: cannot decode swap data", ErrMalformed)
+	}
+	s.Amount0.SetBytes32(d[0:32])
+	s.Amount1.SetBytes32(d[32:64])
+	s.SqrtPriceX96.SetBytes32(d[64:96])
+	s.Liquidity.SetBytes32(d[96:128])
+	s.Tick = tick
+	copy(s.Sender[:], l.Topics[1][12:])
+	copy(s.Recipient[:], l.Topics[2][12:])
+	return nil
+}
+
+// DecodeSwapWords is DecodeSwapFixed with the amounts as big integers, like
+// DecodeSwap.
+func DecodeSwapWords(l *types.Log) (Swap, error) {
+	var f SwapFixed
+	if err := DecodeSwapFixed(l, &f); err != nil {
+		return Swap{}, err
+	}
+	return Swap{Sender: f.Sender, Recipient: f.Recipient, Amount0: signedBig(&f.Amount0), Amount1: signedBig(&f.Amount1),
+		SqrtPriceX96: f.SqrtPriceX96.ToBig(), Liquidity: f.Liquidity.ToBig(), Tick: f.Tick}, nil
+}
+
+// signedBig converts an int256 in two's complement to a big integer.
+func signedBig(x *uint256.Int) *big.Int {
+	if x.Sign() >= 0 {
+		return x.ToBig()
+	}
+	return new(big.Int).Neg(new(uint256.Int).Neg(x).ToBig())
+}
+
+// int24Word reads a 32-byte word holding a sign-extended int24.
+func int24Word(w []byte) (int32, bool) {
+	ext := byte(0)
+	if w[29]&0x80 != 0 {
+		ext = 0xff
+	}
+	for _, c := range w[:29] {
+		if c != ext {
+			return 0, false
+		}
+	}
+	return int32(uint32(w[29])<<16|uint32(w[30])<<8|uint32(w[31])) << 8 >> 8, true
 }
 
 // zeroExtended reports whether a 32-byte word holds an unsigned integer of

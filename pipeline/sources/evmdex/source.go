@@ -28,11 +28,13 @@ import (
 	"fmt"
 	"io"
 	"math/big"
+	"math/bits"
 	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	ethereum "github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
@@ -40,6 +42,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/ethereum/go-ethereum/rpc"
+	"github.com/holiman/uint256"
 
 	"github.com/marketintel/mi/operators"
 	"github.com/marketintel/mi/pipeline/sources"
@@ -116,6 +119,9 @@ type Source struct {
 	mu      sync.Mutex
 	stats   Stats
 	ethusd  float64
+	slab    []recordTrade // trade records for decode
+	arena   []byte        // hex strings of the trades
+	vsym    struct{ base, quote, s string }
 	next    uint64                  // next block to read
 	hashes  map[uint64]common.Hash  // block -> hash for blocks read
 	headers map[uint64]header       // cache of block headers
@@ -775,35 +781,97 @@ func (s *Source) decode(l *types.Log, tsNs int64) (*sources.Record, *operators.P
 		ev.TickLower, ev.TickUpper, ev.Amount = p.TickLower, p.TickUpper, p.Amount
 		return nil, ev
 	}
-	sw, err := DecodeSwapWords(l)
-	if err != nil {
+	var sw SwapFixed
+	if err := DecodeSwapFixed(l, &sw); err != nil {
 		return &sources.Record{Reason: err.Error()}, nil
 	}
+	// One allocation for the event and its two integers (the operators
+	// copy them; they never write to them).
+	se := &swapEvent{PoolEvent: *ev}
+	ev = &se.PoolEvent
 	ev.Kind = operators.PoolSwap
-	ev.SqrtPriceX96, ev.Liquidity, ev.Tick = sw.SqrtPriceX96, sw.Liquidity, sw.Tick
-	t, reason := s.trade(m, l, &sw, tsNs)
-	if t == nil {
+	ev.SqrtPriceX96 = se.sqrt.SetBits(u256Words(se.w[0:4:4], &sw.SqrtPriceX96))
+	ev.Liquidity = se.liq.SetBits(u256Words(se.w[4:8:8], &sw.Liquidity))
+	ev.Tick = sw.Tick
+	rt := s.newRecord()
+	reason := s.trade(m, l, &sw, tsNs, &rt.t)
+	if reason != "" {
 		return &sources.Record{Reason: reason}, ev
 	}
-	return &sources.Record{Trade: t}, ev
+	rt.rec.Trade = &rt.t
+	return &rt.rec, ev
 }
 
-// trade converts a swap to a trade, or says why it cannot.
-func (s *Source) trade(m *operators.PoolMeta, l *types.Log, sw *Swap, tsNs int64) (*schemas.Trade, string) {
+// swapEvent holds a swap's pool event and the integers it points to.
+type swapEvent struct {
+	operators.PoolEvent
+	sqrt, liq big.Int
+	w         [8]big.Word
+}
+
+// u256Words writes x into w as big.Int words (little-endian).
+func u256Words(w []big.Word, x *uint256.Int) []big.Word {
+	if bits.UintSize != 64 {
+		panic("BUG: big.Word is not 64 bits")
+	}
+	for i := range w {
+		w[i] = big.Word(x[i])
+	}
+	return w
+}
+
+// recordSlab is how many trade records decode allocates at once.
+const recordSlab = 64
+
+type recordTrade struct {
+	rec sources.Record
+	t   schemas.Trade
+}
+
+// newRecord returns a zero trade record from the decoder's slab. The
+// records of a slab are distinct; one kept trade keeps its slab alive.
+func (s *Source) newRecord() *recordTrade {
+	if len(s.slab) == 0 {
+		s.slab = make([]recordTrade, recordSlab)
+	}
+	r := &s.slab[0]
+	s.slab = s.slab[1:]
+	return r
+}
+
+// hexString returns "0x" and the lower-case hex of b, packed with other
+// such strings into a shared chunk (never written again once handed out).
+func (s *Source) hexString(b []byte) string {
+	n := 2 + 2*len(b)
+	if n > 256 {
+		return "0x" + hex.EncodeToString(b)
+	}
+	if cap(s.arena)-len(s.arena) < n {
+		s.arena = make([]byte, 0, 4096)
+	}
+	k := len(s.arena)
+	s.arena = append(s.arena, "0x"...)
+	s.arena = hex.AppendEncode(s.arena, b)
+	return unsafe.String(&s.arena[k], n)
+}
+
+// venueSymbol returns base/quote, cached for the last pair asked.
+func (s *Source) venueSymbol(base, quote string) string {
+	if s.vsym.base != base || s.vsym.quote != quote {
+		s.vsym.base, s.vsym.quote, s.vsym.s = base, quote, base+"/"+quote
+	}
+	return s.vsym.s
+}
+
+// trade fills t from a swap, or says why it cannot.
+func (s *Source) trade(m *operators.PoolMeta, l *types.Log, sw *SwapFixed, tsNs int64, t *schemas.Trade) string {
 	baseIs0, ok := m.BaseIsToken0()
 	if !ok {
-		return nil, fmt.Sprintf("unsupported pool: %s/%s is not quoted in a USD stablecoin or WETH listed in the registry", m.Ticker0, m.Ticker1)
+		return fmt.Sprintf("unsupported pool: %s/%s is not quoted in a USD stablecoin or WETH listed in the registry", m.Ticker0, m.Ticker1)
 	}
-	baseAmt, quoteAmt, baseDec, quoteDec, baseTicker, quoteTicker, baseSym, quoteSym := sw.Amount1, sw.Amount0, m.Decimals1, m.Decimals0, m.Ticker1, m.Ticker0, m.Symbol1, m.Symbol0
+	baseAmt, quoteAmt, baseDec, quoteDec, baseTicker, quoteTicker, baseSym, quoteSym := &sw.Amount1, &sw.Amount0, m.Decimals1, m.Decimals0, m.Ticker1, m.Ticker0, m.Symbol1, m.Symbol0
 	if baseIs0 {
-		baseAmt, quoteAmt, baseDec, quoteDec, baseTicker, quoteTicker, baseSym, quoteSym = sw.Amount0, sw.Amount1, m.Decimals0, m.Decimals1, m.Ticker0, m.Ticker1, m.Symbol0, m.Symbol1
-	}
-	t := &schemas.Trade{
-		Venue: Venue, VenueKind: schemas.VenueKind_VENUE_KIND_ONCHAIN_DEX, Chain: m.Chain, Market: m.Address,
-		Symbol: baseSym, VenueSymbol: baseTicker + "/" + quoteTicker,
-		EventTimeNs: tsNs, IngestTimeNs: s.cfg.Now().UnixNano(),
-		TradeId: l.TxHash.Hex(), LogIndex: uint32(l.Index), // Hash.Hex is lower case
-		Wallet: "0x" + hex.EncodeToString(sw.Recipient[:]), Source: s.name,
+		baseAmt, quoteAmt, baseDec, quoteDec, baseTicker, quoteTicker, baseSym, quoteSym = &sw.Amount0, &sw.Amount1, m.Decimals0, m.Decimals1, m.Ticker0, m.Ticker1, m.Symbol0, m.Symbol1
 	}
 	switch {
 	case baseAmt.Sign() < 0 && quoteAmt.Sign() > 0: // base left the pool: bought
@@ -811,12 +879,13 @@ func (s *Source) trade(m *operators.PoolMeta, l *types.Log, sw *Swap, tsNs int64
 	case baseAmt.Sign() > 0 && quoteAmt.Sign() < 0:
 		t.Side = schemas.Side_SIDE_SELL
 	default:
-		return nil, "malformed swap: amounts do not have opposite signs"
+		return "malformed swap: amounts do not have opposite signs"
 	}
-	size := symbols.TokenAmount(new(big.Int).Abs(baseAmt), baseDec)
-	quote := symbols.TokenAmount(new(big.Int).Abs(quoteAmt), quoteDec)
+	var abs uint256.Int
+	size := symbols.TokenAmountU256(abs.Abs(baseAmt), baseDec)
+	quote := symbols.TokenAmountU256(abs.Abs(quoteAmt), quoteDec)
 	if !(size > 0) {
-		return nil, "bad size: the base amount is zero"
+		return "bad size: the base amount is zero"
 	}
 	t.Size = size
 	if quoteSym == symbols.USD {
@@ -826,13 +895,18 @@ func (s *Source) trade(m *operators.PoolMeta, l *types.Log, sw *Swap, tsNs int64
 		}
 	} else { // WETH quote
 		if s.ethusd == 0 {
-			return nil, "no ETHUSD price yet: the chain's ETH/stablecoin pools have not traded since start"
+			return "no ETHUSD price yet: the chain's ETH/stablecoin pools have not traded since start"
 		}
 		t.NotionalUsd = quote * s.ethusd
 	}
 	t.Price = t.NotionalUsd / size
+	t.Venue, t.VenueKind, t.Chain, t.Market = Venue, schemas.VenueKind_VENUE_KIND_ONCHAIN_DEX, m.Chain, m.Address
+	t.Symbol, t.VenueSymbol = baseSym, s.venueSymbol(baseTicker, quoteTicker)
+	t.EventTimeNs, t.IngestTimeNs = tsNs, s.cfg.Now().UnixNano()
+	t.TradeId, t.LogIndex = s.hexString(l.TxHash[:]), uint32(l.Index) // lower case, as Hash.Hex
+	t.Wallet, t.Source = s.hexString(sw.Recipient[:]), s.name
 	if err := schemas.Validate(t); err != nil {
-		return nil, err.Error()
+		return err.Error()
 	}
-	return t, ""
+	return ""
 }
