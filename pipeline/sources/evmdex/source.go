@@ -768,8 +768,8 @@ func (s *Source) decode(l *types.Log, tsNs int64) (*sources.Record, *operators.P
 	if m == nil {
 		return &sources.Record{Reason: "unknown pool: " + strings.ToLower(l.Address.Hex())}, nil
 	}
-	ev := &operators.PoolEvent{Meta: m, Block: l.BlockNumber, LogIndex: uint32(l.Index), TimeNs: tsNs}
 	if len(l.Topics) > 0 && l.Topics[0] != TopicSwap {
+		ev := &operators.PoolEvent{Meta: m, Block: l.BlockNumber, LogIndex: uint32(l.Index), TimeNs: tsNs}
 		p, err := DecodePosition(l)
 		if err != nil {
 			return &sources.Record{Reason: err.Error()}, nil
@@ -785,11 +785,9 @@ func (s *Source) decode(l *types.Log, tsNs int64) (*sources.Record, *operators.P
 	if err := DecodeSwapFixed(l, &sw); err != nil {
 		return &sources.Record{Reason: err.Error()}, nil
 	}
-	// One allocation for the event and its two integers (the operators
-	// copy them; they never write to them).
-	se := &swapEvent{PoolEvent: *ev}
-	ev = &se.PoolEvent
-	ev.Kind = operators.PoolSwap
+	// One allocation for the event and the two integers it owns.
+	se := &swapEvent{PoolEvent: operators.PoolEvent{Meta: m, Kind: operators.PoolSwap, Block: l.BlockNumber, LogIndex: uint32(l.Index), TimeNs: tsNs}}
+	ev := &se.PoolEvent
 	ev.SqrtPriceX96 = se.sqrt.SetBits(u256Words(se.w[0:4:4], &sw.SqrtPriceX96))
 	ev.Liquidity = se.liq.SetBits(u256Words(se.w[4:8:8], &sw.Liquidity))
 	ev.Tick = sw.Tick

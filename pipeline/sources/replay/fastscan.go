@@ -2,7 +2,6 @@ package replay
 
 import (
 	"bytes"
-	"time"
 
 	"github.com/marketintel/mi/pipeline/sources"
 	"github.com/marketintel/mi/schemas"
@@ -260,7 +259,27 @@ func fastRFC3339(b []byte) (int64, bool) {
 			ns *= 10
 		}
 	}
-	return time.Date(y, time.Month(mo), d, h, mi, s, ns, time.UTC).UnixNano(), true
+	if y < 1 {
+		return 0, false
+	}
+	return (daysFromCivil(y, mo, d)*86400+int64(h*3600+mi*60+s))*1e9 + int64(ns), true
+}
+
+// daysFromCivil returns the days from 1970-01-01 to a date of the proleptic
+// Gregorian calendar, year >= 1 (H. Hinnant's algorithm).
+func daysFromCivil(y, m, d int) int64 {
+	if m <= 2 {
+		y--
+	}
+	era := y / 400
+	yoe := y - era*400
+	mp := m - 3
+	if m <= 2 {
+		mp = m + 9
+	}
+	doy := (153*mp+2)/5 + d - 1
+	doe := yoe*365 + yoe/4 - yoe/100 + doy
+	return int64(era)*146097 + int64(doe) - 719468
 }
 
 func num2(b []byte, i int) (int, bool) {
@@ -438,10 +457,15 @@ func (b *base) lower(fast bool, s []byte) string {
 	if !fast {
 		return string(bytes.ToLower(s))
 	}
+	upper := false
 	for _, c := range s {
 		if c >= 0x80 {
 			return string(bytes.ToLower(s))
 		}
+		upper = upper || c >= 'A' && c <= 'Z'
+	}
+	if !upper {
+		return b.str(s)
 	}
 	if len(s) > arenaChunk/8 {
 		return string(bytes.ToLower(s))

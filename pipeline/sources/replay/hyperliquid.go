@@ -65,6 +65,9 @@ func (p *hyperliquidParser) parse(line []byte, out []sources.Record) []sources.R
 // hyperliquidFields are the raw fields of a trade entry.
 type hyperliquidFields struct {
 	coin, side, px, sz, tm, tid, users []byte
+	// user0 and user1 are the contents of users when the fast path read
+	// it (two strings without escapes).
+	user0, user1 []byte
 }
 
 func (p *hyperliquidParser) trade(obj []byte, ingest int64, out []sources.Record) []sources.Record {
@@ -152,7 +155,7 @@ func hyperliquidScan(b []byte, i, depth int, f *hyperliquidFields) (int, bool) {
 			f.tid, i, ok = numOrStr(b, v)
 		case "users":
 			bit = 64
-			f.users, i, ok = strPair(b, v)
+			f.users, f.user0, f.user1, i, ok = strPair(b, v)
 		default:
 			var err error
 			i, err = skipValue(b, v, depth+1)
@@ -173,22 +176,26 @@ func hyperliquidScan(b []byte, i, depth int, f *hyperliquidFields) (int, bool) {
 }
 
 // strPair reads an array of two strings without escapes at b[i] and
-// returns its raw text.
-func strPair(b []byte, i int) (s []byte, j int, ok bool) {
+// returns its raw text and the strings' contents.
+func strPair(b []byte, i int) (s, s0, s1 []byte, j int, ok bool) {
 	j, empty, ok := arrOpen(b, i)
 	if !ok || empty {
-		return nil, 0, false
+		return nil, nil, nil, 0, false
 	}
-	for k := 0; k < 2; k++ {
-		var more bool
-		if _, j, ok = strRaw(b, j); !ok {
-			return nil, 0, false
-		}
-		if j, more, ok = arrNext(b, j); !ok || more != (k == 0) {
-			return nil, 0, false
-		}
+	var more bool
+	if s0, j, ok = strRaw(b, j); !ok {
+		return nil, nil, nil, 0, false
 	}
-	return b[i:j], j, true
+	if j, more, ok = arrNext(b, j); !ok || !more {
+		return nil, nil, nil, 0, false
+	}
+	if s1, j, ok = strRaw(b, j); !ok {
+		return nil, nil, nil, 0, false
+	}
+	if j, more, ok = arrNext(b, j); !ok || more {
+		return nil, nil, nil, 0, false
+	}
+	return b[i:j], s0, s1, j, true
 }
 
 // build fills t from the fields of a trade entry, or says why it cannot
@@ -224,7 +231,12 @@ func (p *hyperliquidParser) build(f *hyperliquidFields, ingest int64, t *schemas
 	}
 	t.TradeId = p.keep(fast, f.tid)
 	// The wallet is the aggressor's address: users is [buyer, seller].
-	if f.users != nil && t.Side != schemas.Side_SIDE_UNKNOWN {
+	switch {
+	case fast && f.users != nil && t.Side == schemas.Side_SIDE_BUY:
+		t.Wallet = p.lower(fast, f.user0)
+	case fast && f.users != nil && t.Side == schemas.Side_SIDE_SELL:
+		t.Wallet = p.lower(fast, f.user1)
+	case f.users != nil && t.Side != schemas.Side_SIDE_UNKNOWN:
 		i := 0
 		_ = eachElem(f.users, func(u []byte) bool {
 			if (i == 0 && t.Side == schemas.Side_SIDE_BUY) || (i == 1 && t.Side == schemas.Side_SIDE_SELL) {

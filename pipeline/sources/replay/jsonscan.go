@@ -391,6 +391,17 @@ func parseInt(b []byte) (int64, bool) {
 	if len(b) == 0 || len(b) > 20 {
 		return 0, false
 	}
+	if len(b) <= 18 { // digits only: cannot overflow
+		var n int64
+		for _, c := range b {
+			if c < '0' || c > '9' {
+				goto general
+			}
+			n = n*10 + int64(c-'0')
+		}
+		return n, true
+	}
+general:
 	n, err := strconv.ParseInt(bstr(b), 10, 64)
 	return n, err == nil
 }
