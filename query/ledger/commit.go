@@ -1,0 +1,278 @@
+package ledger
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// Group commit. The balance changes of paid calls (debits, refunds and key
+// top-ups) do not each run their own transaction: a committer goroutine
+// takes every operation queued while it was busy, applies them in arrival
+// order in one transaction, commits once and then answers each caller with
+// its own result. A caller is answered only after the commit, so a debit
+// acknowledged to the caller is as durable as a transaction of its own was;
+// the commit's WAL flush is shared by the batch.
+//
+// The contract of a batch:
+//   - each operation is conditional on the state left by the operations
+//     before it (a debit still never overdraws) and has its own result;
+//   - an operation whose result is an expected refusal (a sentinel such as
+//     ErrInsufficientCredit) changes nothing, by construction of its SQL;
+//   - an operation that fails with a database error is answered with that
+//     error and the transaction is rolled back and run again without it, so
+//     it does not affect the others;
+//   - when the transaction cannot begin or commit, every caller of the batch
+//     gets the error and nothing of the batch is applied (on PostgreSQL a
+//     deadlock or serialization failure is first retried, see
+//     maxBatchRetries).
+//
+// There is no timer: when no other operation is queued, the committer runs
+// an operation at once, so an idle ledger adds no latency. A batch holds at
+// most maxBatch operations.
+
+const (
+	// maxBatch bounds the operations of one transaction.
+	maxBatch = 128
+	// maxBatchRetries is how often a batch is run again after a PostgreSQL
+	// deadlock or serialization failure (transactions of other replicas
+	// locking the same accounts in another order).
+	maxBatchRetries = 3
+	// batchTimeout bounds one batch transaction.
+	batchTimeout = 30 * time.Second
+)
+
+// ErrClosed: the ledger was closed before the operation ran; nothing was
+// applied.
+var ErrClosed = errors.New("ledger closed")
+
+// change is one batched operation in the form of the ledger's dialect:
+// apply on SQLite, pg on PostgreSQL.
+type change struct {
+	apply applyFn
+	pg    *pgStmt
+}
+
+// applyFn applies one operation in the batch transaction. outcome is nil or
+// a sentinel refusal; a refusal guarantees that the operation changed
+// nothing. err is a database error, after which the transaction is rolled
+// back.
+type applyFn func(ctx context.Context, tx *sql.Tx) (outcome, err error)
+
+// Operation states: queued, then taken by the committer or withdrawn by a
+// caller whose context ended first.
+const (
+	opQueued int32 = iota
+	opTaken
+	opWithdrawn
+)
+
+type op struct {
+	change
+	state atomic.Int32
+	done  chan error // receives the result once
+}
+
+// committer runs the batches of one SQL ledger.
+type committer struct {
+	s    *SQL
+	wake chan struct{} // capacity 1: "the queue may be non-empty"
+	stop chan struct{}
+	done chan struct{}
+
+	mu     sync.Mutex
+	queue  []*op
+	closed bool
+
+	// Test hooks (zero in production): beforeBatch runs with the size of a
+	// batch before its transaction begins; commitHook is a statement run in
+	// the transaction after the last operation.
+	beforeBatch func(n int)
+	commitHook  string
+}
+
+func newCommitter(s *SQL) *committer {
+	c := &committer{s: s, wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	go c.run()
+	return c
+}
+
+// submit queues apply and waits for its result. When ctx ends before the
+// committer took the operation, it is withdrawn and ctx's error returned;
+// once taken, submit waits for the commit, so a caller never sees an error
+// for an operation that was applied.
+func (c *committer) submit(ctx context.Context, ch change) error {
+	o := &op{change: ch, done: make(chan error, 1)}
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return ErrClosed
+	}
+	c.queue = append(c.queue, o)
+	c.mu.Unlock()
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+	select {
+	case err := <-o.done:
+		return err
+	case <-ctx.Done():
+		if o.state.CompareAndSwap(opQueued, opWithdrawn) {
+			return fmt.Errorf("cannot wait for the ledger: %w", ctx.Err())
+		}
+		return <-o.done
+	}
+}
+
+// queued is the number of operations waiting (for tests).
+func (c *committer) queued() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.queue)
+}
+
+// close stops the committer after the batch it is running; operations still
+// queued get ErrClosed.
+func (c *committer) close() {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		<-c.done
+		return
+	}
+	c.closed = true
+	c.mu.Unlock()
+	close(c.stop)
+	<-c.done
+}
+
+func (c *committer) run() {
+	defer close(c.done)
+	for {
+		select {
+		case <-c.wake:
+		case <-c.stop:
+			c.drain()
+			return
+		}
+		for {
+			batch := c.take(maxBatch)
+			if len(batch) == 0 {
+				break
+			}
+			c.runBatch(batch)
+			select {
+			case <-c.stop:
+				c.drain()
+				return
+			default:
+			}
+		}
+	}
+}
+
+// drain answers every queued operation with ErrClosed.
+func (c *committer) drain() {
+	for _, o := range c.take(math.MaxInt) {
+		o.done <- ErrClosed
+	}
+}
+
+// take removes up to n operations from the queue and marks them taken,
+// dropping withdrawn ones.
+func (c *committer) take(n int) []*op {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var batch []*op
+	i := 0
+	for ; i < len(c.queue) && len(batch) < n; i++ {
+		if o := c.queue[i]; o.state.CompareAndSwap(opQueued, opTaken) {
+			batch = append(batch, o)
+		}
+	}
+	c.queue = c.queue[i:]
+	if len(c.queue) == 0 {
+		c.queue = nil // let the backing array go
+	}
+	return batch
+}
+
+// runBatch applies batch in one transaction and answers every operation.
+func (c *committer) runBatch(batch []*op) {
+	retries := 0
+	for len(batch) > 0 {
+		outcomes, failed, err := c.attempt(batch)
+		switch {
+		case err == nil:
+			for i, o := range batch {
+				o.done <- outcomes[i]
+			}
+			return
+		case retryable(err) && retries < maxBatchRetries:
+			retries++
+		case failed >= 0 && !errors.Is(err, context.DeadlineExceeded):
+			// The operation's own failure: answer it, run the rest again.
+			batch[failed].done <- err
+			batch = append(batch[:failed:failed], batch[failed+1:]...)
+		default:
+			for _, o := range batch {
+				o.done <- err
+			}
+			return
+		}
+	}
+}
+
+// attempt runs batch in one transaction. On error, failed is the index of
+// the operation that failed, or -1 when the transaction itself failed; the
+// transaction is rolled back either way.
+func (c *committer) attempt(batch []*op) (outcomes []error, failed int, err error) {
+	if c.beforeBatch != nil {
+		c.beforeBatch(len(batch))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), batchTimeout)
+	defer cancel()
+	if c.s.dialect == DialectPostgres {
+		return c.attemptPG(ctx, batch)
+	}
+	defer c.s.preparePending(ctx)
+	tx, err := c.s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, -1, fmt.Errorf("cannot begin ledger transaction: %w", err)
+	}
+	outcomes = make([]error, len(batch))
+	for i, o := range batch {
+		out, err := o.apply(ctx, tx)
+		if err != nil {
+			tx.Rollback()
+			return nil, i, err
+		}
+		outcomes[i] = out
+	}
+	if c.commitHook != "" {
+		if _, err := tx.ExecContext(ctx, c.commitHook); err != nil {
+			tx.Rollback()
+			return nil, -1, err
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, -1, fmt.Errorf("cannot commit ledger transaction: %w", err)
+	}
+	return outcomes, -1, nil
+}
+
+// retryable reports a PostgreSQL transaction rollback (class 40: deadlock
+// detected, serialization failure): the transaction changed nothing and may
+// run again.
+func retryable(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && len(pe.Code) == 5 && pe.Code[:2] == "40"
+}
