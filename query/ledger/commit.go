@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -80,15 +79,19 @@ type op struct {
 	done  chan error // receives the result once
 }
 
-// committer runs the batches of one SQL ledger.
+// committer runs the batches of one SQL ledger. It has no goroutine of its
+// own: the caller that queues an operation while no batch is running becomes
+// the leader and runs batches itself, so an operation on an idle ledger runs
+// in its caller's goroutine without a hand-off. Once the leader's own
+// operation is answered, it passes the lead to a new goroutine when more
+// operations are queued and returns.
 type committer struct {
-	s    *SQL
-	wake chan struct{} // capacity 1: "the queue may be non-empty"
-	stop chan struct{}
-	done chan struct{}
+	s *SQL
 
 	mu     sync.Mutex
+	idle   sync.Cond // signalled when busy becomes false
 	queue  []*op
+	busy   bool // a leader is running batches
 	closed bool
 
 	// Test hooks (zero in production): beforeBatch runs with the size of a
@@ -99,15 +102,15 @@ type committer struct {
 }
 
 func newCommitter(s *SQL) *committer {
-	c := &committer{s: s, wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
-	go c.run()
+	c := &committer{s: s}
+	c.idle.L = &c.mu
 	return c
 }
 
-// submit queues apply and waits for its result. When ctx ends before the
-// committer took the operation, it is withdrawn and ctx's error returned;
-// once taken, submit waits for the commit, so a caller never sees an error
-// for an operation that was applied.
+// submit queues ch and waits for its result. When ctx ends before a leader
+// took the operation, it is withdrawn and ctx's error returned; once taken,
+// submit waits for the commit, so a caller never sees an error for an
+// operation that was applied.
 func (c *committer) submit(ctx context.Context, ch change) error {
 	o := &op{change: ch, done: make(chan error, 1)}
 	c.mu.Lock()
@@ -116,10 +119,11 @@ func (c *committer) submit(ctx context.Context, ch change) error {
 		return ErrClosed
 	}
 	c.queue = append(c.queue, o)
+	lead := !c.busy
+	c.busy = true
 	c.mu.Unlock()
-	select {
-	case c.wake <- struct{}{}:
-	default:
+	if lead {
+		c.lead(o)
 	}
 	select {
 	case err := <-o.done:
@@ -132,6 +136,68 @@ func (c *committer) submit(ctx context.Context, ch change) error {
 	}
 }
 
+// lead runs batches until the queue is empty, or, for a caller's own
+// operation own, until own is answered and then hands the rest to a new
+// goroutine.
+func (c *committer) lead(own *op) {
+	for {
+		batch, ok := c.take(maxBatch)
+		if !ok {
+			return
+		}
+		c.runBatch(batch)
+		if own != nil && own.state.Load() == opTaken {
+			// own was in a batch before or in this one: answered.
+			c.mu.Lock()
+			more := len(c.queue) > 0 || c.closed
+			if !more {
+				c.busy = false
+				c.idle.Broadcast()
+			}
+			c.mu.Unlock()
+			if more {
+				go c.lead(nil)
+			}
+			return
+		}
+	}
+}
+
+// take removes up to n operations from the queue and marks them taken,
+// dropping withdrawn ones. ok is false when there is nothing to run: the
+// lead ends (busy is cleared), and on a closed committer every queued
+// operation is answered with ErrClosed.
+func (c *committer) take(n int) (batch []*op, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		for _, o := range c.queue {
+			if o.state.CompareAndSwap(opQueued, opTaken) {
+				o.done <- ErrClosed
+			}
+		}
+		c.queue = nil
+	}
+	for len(batch) == 0 && len(c.queue) > 0 {
+		i := 0
+		for ; i < len(c.queue) && len(batch) < n; i++ {
+			if o := c.queue[i]; o.state.CompareAndSwap(opQueued, opTaken) {
+				batch = append(batch, o)
+			}
+		}
+		c.queue = c.queue[i:]
+	}
+	if len(c.queue) == 0 {
+		c.queue = nil // let the backing array go
+	}
+	if len(batch) == 0 {
+		c.busy = false
+		c.idle.Broadcast()
+		return nil, false
+	}
+	return batch, true
+}
+
 // queued is the number of operations waiting (for tests).
 func (c *committer) queued() int {
 	c.mu.Lock()
@@ -139,70 +205,28 @@ func (c *committer) queued() int {
 	return len(c.queue)
 }
 
-// close stops the committer after the batch it is running; operations still
-// queued get ErrClosed.
-func (c *committer) close() {
-	c.mu.Lock()
-	if c.closed {
-		c.mu.Unlock()
-		<-c.done
-		return
-	}
-	c.closed = true
-	c.mu.Unlock()
-	close(c.stop)
-	<-c.done
-}
-
-func (c *committer) run() {
-	defer close(c.done)
-	for {
-		select {
-		case <-c.wake:
-		case <-c.stop:
-			c.drain()
-			return
-		}
-		for {
-			batch := c.take(maxBatch)
-			if len(batch) == 0 {
-				break
-			}
-			c.runBatch(batch)
-			select {
-			case <-c.stop:
-				c.drain()
-				return
-			default:
-			}
-		}
-	}
-}
-
-// drain answers every queued operation with ErrClosed.
-func (c *committer) drain() {
-	for _, o := range c.take(math.MaxInt) {
-		o.done <- ErrClosed
-	}
-}
-
-// take removes up to n operations from the queue and marks them taken,
-// dropping withdrawn ones.
-func (c *committer) take(n int) []*op {
+// isClosed reports whether close has begun (for tests).
+func (c *committer) isClosed() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	var batch []*op
-	i := 0
-	for ; i < len(c.queue) && len(batch) < n; i++ {
-		if o := c.queue[i]; o.state.CompareAndSwap(opQueued, opTaken) {
-			batch = append(batch, o)
+	return c.closed
+}
+
+// close waits for the batch being run; operations still queued get
+// ErrClosed, and later ones too.
+func (c *committer) close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.closed = true
+	for c.busy {
+		c.idle.Wait()
+	}
+	for _, o := range c.queue {
+		if o.state.CompareAndSwap(opQueued, opTaken) {
+			o.done <- ErrClosed
 		}
 	}
-	c.queue = c.queue[i:]
-	if len(c.queue) == 0 {
-		c.queue = nil // let the backing array go
-	}
-	return batch
+	c.queue = nil
 }
 
 // runBatch applies batch in one transaction and answers every operation.

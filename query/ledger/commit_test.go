@@ -247,7 +247,9 @@ func TestConformanceBatchWithdraw(t *testing.T) {
 		queued := g.queue(t, func() error { return s.DebitKey(ctx, key, charge(1_000)) })
 		closed := make(chan error, 1)
 		go func() { closed <- s.Close() }()
-		<-s.commit.stop
+		for !s.commit.isClosed() {
+			time.Sleep(time.Millisecond)
+		}
 		g.open()
 		if err := <-held; err != nil {
 			t.Fatalf("batch running at Close: %v, want committed", err)
