@@ -268,3 +268,57 @@ func TestConformanceBatchWithdraw(t *testing.T) {
 		*s = SQL{db: r.db, dialect: r.dialect} // conformance verifies s
 	})
 }
+
+// TestConformanceConcurrentReplicas: replicas with their own committers on
+// one database (each batch a transaction competing for the same account)
+// still never overdraw, and a request id debited on two replicas at once is
+// recorded once.
+func TestConformanceConcurrentReplicas(t *testing.T) {
+	conformance(t, func(t *testing.T, s *SQL, reopen func() *SQL) {
+		ctx := context.Background()
+		const price = 5_000
+		replicas := []*SQL{s, reopen(), reopen(), reopen()}
+		key, err := s.CreateKey(ctx, 50*price, "test", reqID())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var mu sync.Mutex
+		counts := map[string]int{}
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		for i := range 200 {
+			// Every charge is sent twice, to two replicas.
+			c := charge(price)
+			for _, r := range []*SQL{replicas[i%4], replicas[(i+1)%4]} {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					<-start
+					err := r.DebitKey(ctx, key, c)
+					mu.Lock()
+					defer mu.Unlock()
+					switch {
+					case err == nil:
+						counts["ok"]++
+					case errors.Is(err, ErrInsufficientCredit):
+						counts["short"]++
+					case errors.Is(err, ErrDuplicateRequest):
+						counts["dup"]++
+					default:
+						t.Error(err)
+					}
+				}()
+			}
+		}
+		close(start)
+		wg.Wait()
+		if counts["ok"] != 50 || counts["ok"]+counts["short"]+counts["dup"] != 400 {
+			t.Fatalf("outcomes %v; want 50 successes of 400 attempts", counts)
+		}
+		mustBalance(t, s, key, 0)
+		var n int
+		if err := s.DB().QueryRow(`SELECT COUNT(*) FROM entries WHERE kind = 'debit'`).Scan(&n); err != nil || n != 50 {
+			t.Fatalf("%d debit entries, %v; want 50", n, err)
+		}
+	})
+}
