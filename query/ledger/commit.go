@@ -231,6 +231,19 @@ func (c *committer) close() {
 
 // runBatch applies batch in one transaction and answers every operation.
 func (c *committer) runBatch(batch []*op) {
+	defer func() {
+		// A panic (a broken invariant) in the leader's goroutine may be
+		// recovered by an HTTP server: answer the batch (its transaction
+		// was not committed and rolls back when its context ends) and hand
+		// the lead on, so the committer is not left busy forever.
+		if r := recover(); r != nil {
+			for _, o := range batch {
+				o.done <- fmt.Errorf("cannot apply ledger operation: batch panicked: %v", r)
+			}
+			go c.lead(nil)
+			panic(r)
+		}
+	}()
 	retries := 0
 	for len(batch) > 0 {
 		outcomes, failed, err := c.attempt(batch)

@@ -3,6 +3,7 @@ package ledger
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -320,5 +321,51 @@ func TestConformanceConcurrentReplicas(t *testing.T) {
 		if err := s.DB().QueryRow(`SELECT COUNT(*) FROM entries WHERE kind = 'debit'`).Scan(&n); err != nil || n != 50 {
 			t.Fatalf("%d debit entries, %v; want 50", n, err)
 		}
+	})
+}
+
+// TestConformanceBatchPanic: a panic in a batch (a broken invariant) reaches
+// the leader's caller, applies nothing of that batch, and leaves the
+// committer working for the operations queued behind it.
+func TestConformanceBatchPanic(t *testing.T) {
+	conformance(t, func(t *testing.T, s *SQL, _ func() *SQL) {
+		ctx := context.Background()
+		key, err := s.CreateKey(ctx, 10_000, "test", reqID())
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The first batch waits until the next operation is queued, then
+		// panics.
+		g := &gate{s: s, blocked: make(chan struct{}), release: make(chan struct{})}
+		first := true
+		s.commit.beforeBatch = func(n int) {
+			if first {
+				first = false
+				close(g.blocked)
+				<-g.release
+				panic("BUG: test")
+			}
+		}
+		held := make(chan error, 1)
+		go func() {
+			held <- func() (err error) {
+				defer func() {
+					if r := recover(); r != nil {
+						err = fmt.Errorf("panicked: %v", r)
+					}
+				}()
+				return s.DebitKey(ctx, key, charge(1_000))
+			}()
+		}()
+		<-g.blocked
+		queued := g.queue(t, func() error { return s.DebitKey(ctx, key, charge(2_000)) })
+		g.open()
+		if err := <-held; err == nil || !strings.Contains(err.Error(), "panicked: BUG: test") {
+			t.Fatalf("leader: %v, want the panic", err)
+		}
+		if err := <-queued; err != nil {
+			t.Fatalf("operation queued behind the panicking batch: %v", err)
+		}
+		mustBalance(t, s, key, 8_000)
 	})
 }
