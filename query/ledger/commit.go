@@ -44,7 +44,7 @@ const (
 	// deadlock or serialization failure (transactions of other replicas
 	// locking the same accounts in another order).
 	maxBatchRetries = 3
-	// batchTimeout bounds one batch transaction.
+	// batchTimeout bounds one batch transaction on PostgreSQL.
 	batchTimeout = 30 * time.Second
 )
 
@@ -275,11 +275,15 @@ func (c *committer) attempt(batch []*op) (outcomes []error, failed int, err erro
 	if c.beforeBatch != nil {
 		c.beforeBatch(len(batch))
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), batchTimeout)
-	defer cancel()
 	if c.s.dialect == DialectPostgres {
+		ctx, cancel := context.WithTimeout(context.Background(), batchTimeout)
+		defer cancel()
 		return c.attemptPG(ctx, batch)
 	}
+	// SQLite is a local file: its waits are bounded by the busy timeout,
+	// and a context that cannot end spares database/sql a goroutine per
+	// transaction.
+	ctx := context.Background()
 	defer c.s.preparePending(ctx)
 	tx, err := c.s.db.BeginTx(ctx, nil)
 	if err != nil {
