@@ -13,10 +13,10 @@ import (
 )
 
 // Group commit. The balance changes of paid calls (debits, refunds and key
-// top-ups) do not each run their own transaction: a committer goroutine
-// takes every operation queued while it was busy, applies them in arrival
-// order in one transaction, commits once and then answers each caller with
-// its own result. A caller is answered only after the commit, so a debit
+// top-ups) do not each run their own transaction: the committer takes every
+// operation queued while it was busy, applies them in arrival order in one
+// transaction, commits once and then answers each caller with its own
+// result. A caller is answered only after the commit, so a debit
 // acknowledged to the caller is as durable as a transaction of its own was;
 // the commit's WAL flush is shared by the batch.
 //
@@ -27,15 +27,18 @@ import (
 //     ErrInsufficientCredit) changes nothing, by construction of its SQL;
 //   - an operation that fails with a database error is answered with that
 //     error and the transaction is rolled back and run again without it, so
-//     it does not affect the others;
-//   - when the transaction cannot begin or commit, every caller of the batch
-//     gets the error and nothing of the batch is applied (on PostgreSQL a
-//     deadlock or serialization failure is first retried, see
+//     it does not affect the others (on PostgreSQL only for an error the
+//     server reported, which aborts the transaction for certain);
+//   - when the transaction cannot begin or commit, or the connection fails,
+//     every caller of the batch gets the error and nothing of the batch is
+//     applied — except that a connection lost during a PostgreSQL commit
+//     leaves the outcome unknown, as for any single transaction (on
+//     PostgreSQL a deadlock or serialization failure is first retried, see
 //     maxBatchRetries).
 //
-// There is no timer: when no other operation is queued, the committer runs
-// an operation at once, so an idle ledger adds no latency. A batch holds at
-// most maxBatch operations.
+// There is no timer: when no other operation is queued, an operation runs at
+// once, so an idle ledger adds no latency. A batch holds at most maxBatch
+// operations.
 
 const (
 	// maxBatch bounds the operations of one transaction.
@@ -233,9 +236,11 @@ func (c *committer) close() {
 func (c *committer) runBatch(batch []*op) {
 	defer func() {
 		// A panic (a broken invariant) in the leader's goroutine may be
-		// recovered by an HTTP server: answer the batch (its transaction
-		// was not committed and rolls back when its context ends) and hand
-		// the lead on, so the committer is not left busy forever.
+		// recovered by an HTTP server: answer the batch (on SQLite its
+		// transaction was rolled back; on PostgreSQL database/sql closes
+		// the connection, and the outcome is unknown if the panic came
+		// after the pipeline was sent) and hand the lead on, so the
+		// committer is not left busy forever.
 		if r := recover(); r != nil {
 			for _, o := range batch {
 				o.done <- fmt.Errorf("cannot apply ledger operation: batch panicked: %v", r)
@@ -255,7 +260,7 @@ func (c *committer) runBatch(batch []*op) {
 			return
 		case retryable(err) && retries < maxBatchRetries:
 			retries++
-		case failed >= 0 && !errors.Is(err, context.DeadlineExceeded):
+		case failed >= 0 && c.isolatable(err):
 			// The operation's own failure: answer it, run the rest again.
 			batch[failed].done <- err
 			batch = append(batch[:failed:failed], batch[failed+1:]...)
@@ -289,18 +294,17 @@ func (c *committer) attempt(batch []*op) (outcomes []error, failed int, err erro
 	if err != nil {
 		return nil, -1, fmt.Errorf("cannot begin ledger transaction: %w", err)
 	}
+	defer tx.Rollback() // after Commit a no-op (sql.ErrTxDone)
 	outcomes = make([]error, len(batch))
 	for i, o := range batch {
 		out, err := o.apply(ctx, tx)
 		if err != nil {
-			tx.Rollback()
 			return nil, i, err
 		}
 		outcomes[i] = out
 	}
 	if c.commitHook != "" {
 		if _, err := tx.ExecContext(ctx, c.commitHook); err != nil {
-			tx.Rollback()
 			return nil, -1, err
 		}
 	}
@@ -308,6 +312,20 @@ func (c *committer) attempt(batch []*op) (outcomes []error, failed int, err erro
 		return nil, -1, fmt.Errorf("cannot commit ledger transaction: %w", err)
 	}
 	return outcomes, -1, nil
+}
+
+// isolatable reports whether err, the error of one operation, certainly
+// rolled back the batch's transaction, so the batch may run again without
+// that operation. On SQLite the transaction was never committed. On
+// PostgreSQL the whole pipeline, Sync included, was sent: only an error the
+// server reported for the statement guarantees that the implicit
+// transaction aborted; a lost connection may have committed it.
+func (c *committer) isolatable(err error) bool {
+	if c.s.dialect != DialectPostgres {
+		return true
+	}
+	var pe *pgconn.PgError
+	return errors.As(err, &pe)
 }
 
 // retryable reports a PostgreSQL transaction rollback (class 40: deadlock
