@@ -369,3 +369,79 @@ func TestConformanceBatchPanic(t *testing.T) {
 		mustBalance(t, s, key, 8_000)
 	})
 }
+
+// TestPostgresBatchDeadlockRetried: a batch that deadlocks with another
+// transaction (another replica locking the same accounts in the other order)
+// is run again, and its callers get their results, not the deadlock.
+func TestPostgresBatchDeadlockRetried(t *testing.T) {
+	s, _ := postgresBackend(t)
+	ctx := context.Background()
+	var keys [3]string
+	var accts [3]int64
+	for i := range keys {
+		k, err := s.CreateKey(ctx, 10_000, "test", reqID())
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := s.KeyAccount(ctx, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys[i], accts[i] = k, a.ID
+	}
+	// The other transaction holds account 1.
+	other, err := s.DB().BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Rollback()
+	if _, err := other.Exec(`SELECT id FROM accounts WHERE id = $1 FOR UPDATE`, accts[1]); err != nil {
+		t.Fatal(err)
+	}
+	g, held := newGate(t, s, func() error { return s.DebitKey(ctx, keys[2], charge(1_000)) })
+	r0 := g.queue(t, func() error { return s.DebitKey(ctx, keys[0], charge(1_000)) })
+	r1 := g.queue(t, func() error { return s.DebitKey(ctx, keys[1], charge(1_000)) })
+	g.open()
+	if err := <-held; err != nil {
+		t.Fatal(err)
+	}
+	// The batch locked account 0 and waits for account 1.
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		var n int
+		if err := s.DB().QueryRow(`SELECT COUNT(*) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+			WHERE NOT l.granted AND a.datname = current_database()`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the batch never waited for the other transaction")
+		}
+	}
+	// Now the other transaction wants account 0: a deadlock. PostgreSQL
+	// aborts the transaction whose deadlock check runs first, normally the
+	// batch, which waited first.
+	_, otherErr := other.Exec(`SELECT id FROM accounts WHERE id = $1 FOR UPDATE`, accts[0])
+	other.Rollback()
+	for i, r := range []<-chan error{r0, r1} {
+		if err := <-r; err != nil {
+			t.Errorf("debit %d: %v, want success after the retry", i, err)
+		}
+	}
+	if otherErr == nil {
+		if sizes := g.batchSizes(); len(sizes) < 3 || sizes[1] != 2 || sizes[2] != 2 {
+			t.Fatalf("batch attempts %v, want the batch of 2 run again", sizes)
+		}
+	} else if !retryable(otherErr) {
+		t.Fatalf("other transaction: %v", otherErr)
+	} else {
+		t.Logf("PostgreSQL aborted the other transaction, not the batch: %v", otherErr)
+	}
+	for _, k := range keys {
+		mustBalance(t, s, k, 9_000)
+	}
+	if err := s.Verify(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
