@@ -2,79 +2,131 @@ package ledger
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 
-	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
 )
 
-// The PostgreSQL hot paths: a debit and a refund of a key are each one
-// statement (data-modifying CTEs), so one round trip and one commit. A
-// statement is atomic: a unique violation on the entry rolls back the balance
-// change with it. The UPDATE's WHERE balance >= amount is re-checked on the
-// latest row version under concurrent updates, so no debit overdraws.
+// The batched operations (ops.go) on PostgreSQL: each is one statement, and
+// a whole batch is one pipeline, so one round trip (pgx prepares and caches
+// the statements per connection). Data-modifying CTEs lock the account (debits), append the
+// entry with ON CONFLICT DO NOTHING (a duplicate request id, also one of a
+// concurrent transaction of another replica, is no error: the insert waits
+// for it and inserts nothing) and change the balance only when the entry was
+// appended. The statement answers three flags, from which the operation's
+// result follows without a second round trip: the credential exists, the
+// condition held (balance covers the debit, the debit to refund exists), the
+// change was applied.
+//
+// A debit's SELECT … FOR UPDATE re-checks balance >= amount on the newest
+// version of the account row under READ COMMITTED and holds the row until
+// the batch commits, so the UPDATE that follows in the same statement never
+// overdraws (the CHECK (balance >= 0) of the table backs this up).
 
-const pgDebitKey = `WITH k AS (SELECT account_id FROM api_keys WHERE key_hash = $1),
-u AS (UPDATE accounts SET balance = balance - $2 WHERE id = (SELECT account_id FROM k) AND balance >= $2 RETURNING id)
-INSERT INTO entries (account_id, key_hash, kind, route, amount, request_id, reason, created_at)
-SELECT id, $1, 'debit', $3, -$2::BIGINT, $4, '', $5 FROM u RETURNING account_id`
+// pgOps are the statements of one credential kind.
+type pgOps struct{ debit, refund, grant string }
 
-const pgRefundKey = `WITH k AS (SELECT account_id FROM api_keys WHERE key_hash = $1),
-d AS (SELECT 1 FROM entries WHERE kind = 'debit' AND request_id = $4 AND request_id <> '' AND key_hash = $1 AND amount = -$2::BIGINT),
-i AS (INSERT INTO entries (account_id, key_hash, kind, route, amount, request_id, reason, created_at)
-	SELECT account_id, $1, 'refund', $3, $2, $4, '', $5 FROM k WHERE EXISTS (SELECT 1 FROM d) RETURNING account_id)
-UPDATE accounts SET balance = balance + $2 WHERE id = (SELECT account_id FROM i) RETURNING id`
-
-// isUniqueViolation reports a PostgreSQL unique_violation (23505).
-func isUniqueViolation(err error) bool {
-	var pe *pgconn.PgError
-	return errors.As(err, &pe) && pe.Code == "23505"
+func newPGOps(cr credKind) pgOps {
+	return pgOps{
+		debit: fmt.Sprintf(`WITH c AS (SELECT account_id FROM %[1]s WHERE %[2]s = $1),
+a AS (SELECT id FROM accounts WHERE id = (SELECT account_id FROM c) AND balance >= $2 FOR UPDATE),
+i AS (INSERT INTO entries (account_id, %[3]s, kind, route, amount, request_id, reason, created_at)
+	SELECT id, $1, 'debit', $3, -$2::BIGINT, $4, '', $5 FROM a ON CONFLICT DO NOTHING RETURNING account_id),
+u AS (UPDATE accounts SET balance = balance - $2 WHERE id = (SELECT account_id FROM i) RETURNING id)
+SELECT EXISTS (SELECT 1 FROM c), EXISTS (SELECT 1 FROM a), EXISTS (SELECT 1 FROM u)`, cr.table, cr.column, cr.entryColumn),
+		refund: fmt.Sprintf(`WITH c AS (SELECT account_id FROM %[1]s WHERE %[2]s = $1),
+d AS (SELECT 1 FROM entries WHERE kind = 'debit' AND request_id = $4 AND request_id <> '' AND %[3]s = $1 AND amount = -$2::BIGINT),
+i AS (INSERT INTO entries (account_id, %[3]s, kind, route, amount, request_id, reason, created_at)
+	SELECT account_id, $1, 'refund', $3, $2, $4, '', $5 FROM c WHERE EXISTS (SELECT 1 FROM d) ON CONFLICT DO NOTHING RETURNING account_id),
+u AS (UPDATE accounts SET balance = balance + $2 WHERE id = (SELECT account_id FROM i) RETURNING id)
+SELECT EXISTS (SELECT 1 FROM c), EXISTS (SELECT 1 FROM d), EXISTS (SELECT 1 FROM u)`, cr.table, cr.column, cr.entryColumn),
+		grant: fmt.Sprintf(`WITH c AS (SELECT account_id FROM %[1]s WHERE %[2]s = $1),
+i AS (INSERT INTO entries (account_id, %[3]s, kind, route, amount, request_id, reason, created_at)
+	SELECT account_id, $1, 'grant', '', $2, $3, $4, $5 FROM c ON CONFLICT DO NOTHING RETURNING account_id),
+u AS (UPDATE accounts SET balance = balance + $2 WHERE id = (SELECT account_id FROM i) RETURNING id)
+SELECT EXISTS (SELECT 1 FROM c), TRUE, EXISTS (SELECT 1 FROM u)`, cr.table, cr.column, cr.entryColumn),
+	}
 }
 
-func (s *SQL) pgDebitKey(ctx context.Context, keyHash string, c Charge) error {
-	var acct int64
-	err := s.db.QueryRowContext(ctx, pgDebitKey, keyHash, c.AmountMicroUSD, c.Route, c.RequestID, micros(c.At)).Scan(&acct)
+var (
+	pgKeyOps    = newPGOps(keyCred)
+	pgWalletOps = newPGOps(walletCred)
+)
+
+// pgStmt is one batched operation on PostgreSQL: its statement, answering
+// three flags, and the refusals the flags map to: missing when the
+// credential does not exist, unmet when the condition did not hold, dup when
+// the entry existed already.
+type pgStmt struct {
+	query               string
+	args                []any
+	what                string // names the operation in errors
+	missing, unmet, dup error
+}
+
+// result maps the statement's flags to the operation's result.
+func (p *pgStmt) result(found, met, applied bool) error {
 	switch {
-	case err == nil:
+	case applied:
 		return nil
-	case isUniqueViolation(err):
-		return ErrDuplicateRequest
-	case !errors.Is(err, sql.ErrNoRows):
-		return fmt.Errorf("cannot debit key: %w", err)
+	case !found:
+		return p.missing
+	case !met:
+		return p.unmet
 	}
-	return s.pgWhyNot(ctx, keyHash, ErrInsufficientCredit)
+	return p.dup
 }
 
-func (s *SQL) pgRefundKey(ctx context.Context, keyHash string, c Charge) error {
-	if c.AmountMicroUSD <= 0 {
-		return ErrInvalidAmount
+// attemptPG sends the batch as one pipeline (pgx.Batch): every statement and
+// one Sync, in one round trip. Without BEGIN the statements before the Sync
+// run in one implicit transaction, committed when the server processes the
+// Sync; the answers are trusted only after its ReadyForQuery (Close), so an
+// operation is answered after the commit. A failing statement aborts the
+// rest, which then fail too; failed is the first.
+func (c *committer) attemptPG(ctx context.Context, batch []*op) (outcomes []error, failed int, err error) {
+	conn, err := c.s.db.Conn(ctx)
+	if err != nil {
+		return nil, -1, fmt.Errorf("cannot begin ledger transaction: %w", err)
 	}
-	if c.RequestID == "" {
-		return fmt.Errorf("cannot refund a charge without request id: %w", ErrNoSuchDebit)
-	}
-	var acct int64
-	err := s.db.QueryRowContext(ctx, pgRefundKey, keyHash, c.AmountMicroUSD, c.Route, c.RequestID, micros(c.At)).Scan(&acct)
-	switch {
-	case err == nil:
+	defer conn.Close()
+	outcomes = make([]error, len(batch))
+	failed = -1
+	err = conn.Raw(func(dc any) error {
+		sc, ok := dc.(*stdlib.Conn)
+		if !ok {
+			panic(fmt.Sprintf("BUG: PostgreSQL ledger connection is %T, not pgx", dc))
+		}
+		var b pgx.Batch
+		for _, o := range batch {
+			b.Queue(o.pg.query, o.pg.args...)
+		}
+		if c.commitHook != "" {
+			b.Queue(c.commitHook)
+		}
+		br := sc.Conn().SendBatch(ctx, &b)
+		for i, o := range batch {
+			var found, met, applied bool
+			if err := br.QueryRow().Scan(&found, &met, &applied); err != nil {
+				br.Close()
+				failed = i
+				return fmt.Errorf("cannot %s: %w", o.pg.what, err)
+			}
+			outcomes[i] = o.pg.result(found, met, applied)
+		}
+		if c.commitHook != "" {
+			if _, err := br.Exec(); err != nil {
+				br.Close()
+				return fmt.Errorf("cannot commit ledger transaction: %w", err)
+			}
+		}
+		if err := br.Close(); err != nil {
+			return fmt.Errorf("cannot commit ledger transaction: %w", err)
+		}
 		return nil
-	case isUniqueViolation(err):
-		return ErrAlreadyRefunded
-	case !errors.Is(err, sql.ErrNoRows):
-		return fmt.Errorf("cannot refund key: %w", err)
+	})
+	if err != nil {
+		return nil, failed, err
 	}
-	return s.pgWhyNot(ctx, keyHash, ErrNoSuchDebit)
-}
-
-// pgWhyNot tells why a hot-path statement changed nothing: ErrUnknownKey
-// when the key does not exist, otherwise cause.
-func (s *SQL) pgWhyNot(ctx context.Context, keyHash string, cause error) error {
-	var n int
-	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM api_keys WHERE key_hash = $1`, keyHash).Scan(&n); err != nil {
-		return fmt.Errorf("cannot look up API key: %w", err)
-	}
-	if n == 0 {
-		return ErrUnknownKey
-	}
-	return cause
+	return outcomes, -1, nil
 }

@@ -64,6 +64,7 @@ type SQL struct {
 	mu      sync.Mutex
 	rebind  *sqldb.Rebinder
 	stmts   map[string]*sql.Stmt // SQLite: prepared once, reused by every transaction
+	commit  *committer           // applies debits, refunds and top-ups in batches
 }
 
 var _ Store = (*SQL)(nil)
@@ -120,6 +121,7 @@ func Open(ctx context.Context, url string) (*SQL, error) {
 		db.Close()
 		return nil, err
 	}
+	s.commit = newCommitter(s)
 	return s, nil
 }
 
@@ -133,8 +135,12 @@ func (s *SQL) DB() *sql.DB { return s.db }
 // Dialect is DialectSQLite or DialectPostgres.
 func (s *SQL) Dialect() string { return s.dialect }
 
-// Close closes the database.
+// Close answers the operations still queued with ErrClosed, after the batch
+// being committed, and closes the database.
 func (s *SQL) Close() error {
+	if s.commit != nil {
+		s.commit.close()
+	}
 	s.mu.Lock()
 	for _, st := range s.stmts {
 		if st != nil {

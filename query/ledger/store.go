@@ -243,7 +243,9 @@ func (s *SQL) ReserveProof(ctx context.Context, proofID string, expires time.Tim
 }
 
 // DebitKey implements Store. A duplicate request id (the same call debited
-// twice) is ErrDuplicateRequest and changes nothing.
+// twice) is ErrDuplicateRequest and changes nothing. The debit is applied by
+// the committer, possibly in one transaction with other operations, and
+// DebitKey returns after that transaction committed.
 func (s *SQL) DebitKey(ctx context.Context, apiKey string, c Charge) error {
 	if c.AmountMicroUSD <= 0 {
 		return ErrInvalidAmount
@@ -251,131 +253,48 @@ func (s *SQL) DebitKey(ctx context.Context, apiKey string, c Charge) error {
 	if !WellFormedKey(apiKey) {
 		return ErrUnknownKey
 	}
-	h := HashKey(apiKey)
-	if s.dialect == DialectPostgres {
-		return s.pgDebitKey(ctx, h, c)
-	}
-	return s.tx(ctx, func(tx *sql.Tx) error {
-		// One conditional update finds the key's account and debits it.
-		var acct int64
-		err := s.queryRow(ctx, tx, `UPDATE accounts SET balance = balance - ?
-			WHERE id = (SELECT account_id FROM api_keys WHERE key_hash = ?) AND balance >= ? RETURNING id`,
-			c.AmountMicroUSD, h, c.AmountMicroUSD).Scan(&acct)
-		if errors.Is(err, sql.ErrNoRows) {
-			if _, err := s.keyAccount(ctx, tx, h); err != nil {
-				return err
-			}
-			return ErrInsufficientCredit
-		}
-		if err != nil {
-			return fmt.Errorf("cannot debit key: %w", err)
-		}
-		return s.addEntry(ctx, tx, entry{account: acct, keyHash: h, kind: KindDebit, route: c.Route,
-			amount: -c.AmountMicroUSD, requestID: c.RequestID, at: micros(c.At)})
-	})
+	return s.commit.submit(ctx, s.debitOp(keyCred, HashKey(apiKey), c))
 }
 
 // RefundKey implements Store: c must match a debit of that key (request id
 // and amount), else ErrNoSuchDebit; a second refund is ErrAlreadyRefunded.
+// It is applied like DebitKey.
 func (s *SQL) RefundKey(ctx context.Context, apiKey string, c Charge) error {
 	if !WellFormedKey(apiKey) {
 		return ErrUnknownKey
 	}
-	h := HashKey(apiKey)
-	if s.dialect == DialectPostgres {
-		return s.pgRefundKey(ctx, h, c)
+	if err := refundable(c); err != nil {
+		return err
 	}
-	if c.AmountMicroUSD <= 0 {
-		return ErrInvalidAmount
-	}
-	if c.RequestID == "" {
-		return fmt.Errorf("cannot refund a charge without request id: %w", ErrNoSuchDebit)
-	}
-	return s.tx(ctx, func(tx *sql.Tx) error {
-		// One insert finds the key's account and the debit, and appends the
-		// refund; then the balance follows.
-		var acct int64
-		err := s.queryRow(ctx, tx, `INSERT INTO entries (account_id, key_hash, kind, route, amount, request_id, reason, created_at)
-			SELECT k.account_id, k.key_hash, 'refund', ?, ?, ?, '', ? FROM api_keys k
-			WHERE k.key_hash = ? AND EXISTS (SELECT 1 FROM entries d WHERE d.kind = 'debit' AND d.request_id = ?
-				AND d.request_id <> '' AND d.key_hash = ? AND d.amount = ?)
-			ON CONFLICT DO NOTHING RETURNING account_id`,
-			c.Route, c.AmountMicroUSD, c.RequestID, micros(c.At), h, c.RequestID, h, -c.AmountMicroUSD).Scan(&acct)
-		if errors.Is(err, sql.ErrNoRows) {
-			// Why not: an unknown key, no such debit, or refunded before.
-			if acct, err = s.keyAccount(ctx, tx, h); err != nil {
-				return err
-			}
-			return s.refund(ctx, tx, acct, `key_hash`, h, entry{account: acct, keyHash: h}, c)
-		}
-		if err != nil {
-			return fmt.Errorf("cannot refund key: %w", err)
-		}
-		if _, err := s.exec(ctx, tx, `UPDATE accounts SET balance = balance + ? WHERE id = ?`, c.AmountMicroUSD, acct); err != nil {
-			return fmt.Errorf("cannot refund key: %w", err)
-		}
-		return nil
-	})
+	return s.commit.submit(ctx, s.refundOp(keyCred, HashKey(apiKey), c))
 }
 
-// refund credits acct with the debit of c found by column = value.
-func (s *SQL) refund(ctx context.Context, tx *sql.Tx, acct int64, column, value string, e entry, c Charge) error {
+// refundable checks the charge of a refund.
+func refundable(c Charge) error {
 	if c.AmountMicroUSD <= 0 {
 		return ErrInvalidAmount
 	}
 	if c.RequestID == "" {
 		return fmt.Errorf("cannot refund a charge without request id: %w", ErrNoSuchDebit)
-	}
-	var amount int64
-	err := s.queryRow(ctx, tx, `SELECT amount FROM entries WHERE kind = 'debit' AND request_id = ? AND request_id <> '' AND `+column+` = ?`,
-		c.RequestID, value).Scan(&amount)
-	if errors.Is(err, sql.ErrNoRows) || (err == nil && amount != -c.AmountMicroUSD) {
-		return ErrNoSuchDebit
-	}
-	if err != nil {
-		return fmt.Errorf("cannot find the debit to refund: %w", err)
-	}
-	e.kind, e.route, e.amount, e.requestID, e.at = KindRefund, c.Route, c.AmountMicroUSD, c.RequestID, micros(c.At)
-	if err := s.credit(ctx, tx, e); errors.Is(err, ErrDuplicateRequest) {
-		return ErrAlreadyRefunded
-	} else if err != nil {
-		return err
 	}
 	return nil
 }
 
 // DebitWallet implements Store; a wallet without an account has no credit.
+// It is applied like DebitKey.
 func (s *SQL) DebitWallet(ctx context.Context, wallet string, c Charge) error {
 	if c.AmountMicroUSD <= 0 {
 		return ErrInvalidAmount
 	}
-	w := NormalizeWallet(wallet)
-	return s.tx(ctx, func(tx *sql.Tx) error {
-		acct, err := s.walletAccount(ctx, tx, w)
-		if err != nil {
-			return err
-		}
-		if acct == 0 {
-			return ErrInsufficientCredit
-		}
-		return s.debit(ctx, tx, entry{account: acct, wallet: w, kind: KindDebit, route: c.Route,
-			amount: -c.AmountMicroUSD, requestID: c.RequestID, at: micros(c.At)})
-	})
+	return s.commit.submit(ctx, s.debitOp(walletCred, NormalizeWallet(wallet), c))
 }
 
 // RefundWallet implements Store, with the rules of RefundKey.
 func (s *SQL) RefundWallet(ctx context.Context, wallet string, c Charge) error {
-	w := NormalizeWallet(wallet)
-	return s.tx(ctx, func(tx *sql.Tx) error {
-		acct, err := s.walletAccount(ctx, tx, w)
-		if err != nil {
-			return err
-		}
-		if acct == 0 {
-			return ErrNoSuchDebit
-		}
-		return s.refund(ctx, tx, acct, `wallet`, w, entry{account: acct, wallet: w}, c)
-	})
+	if err := refundable(c); err != nil {
+		return err
+	}
+	return s.commit.submit(ctx, s.refundOp(walletCred, NormalizeWallet(wallet), c))
 }
 
 // WalletBalance implements Store.
@@ -426,7 +345,8 @@ func (s *SQL) CreateKey(ctx context.Context, creditMicroUSD int64, reason, reque
 }
 
 // TopUpKey adds amount (> 0) to the balance of the key's account as a grant
-// entry.
+// entry; ErrDuplicateRequest when a grant with requestID exists. It is
+// applied like DebitKey.
 func (s *SQL) TopUpKey(ctx context.Context, apiKey string, amountMicroUSD int64, reason, requestID string) error {
 	if amountMicroUSD <= 0 {
 		return ErrInvalidAmount
@@ -434,15 +354,7 @@ func (s *SQL) TopUpKey(ctx context.Context, apiKey string, amountMicroUSD int64,
 	if !WellFormedKey(apiKey) {
 		return ErrUnknownKey
 	}
-	h := HashKey(apiKey)
-	return s.tx(ctx, func(tx *sql.Tx) error {
-		acct, err := s.keyAccount(ctx, tx, h)
-		if err != nil {
-			return err
-		}
-		return s.credit(ctx, tx, entry{account: acct, keyHash: h, kind: KindGrant, amount: amountMicroUSD,
-			requestID: requestID, reason: reason, at: time.Now().UnixMicro()})
-	})
+	return s.commit.submit(ctx, s.grantOp(HashKey(apiKey), amountMicroUSD, reason, requestID, time.Time{}))
 }
 
 // KeyBalance is the balance of the key's account; ErrUnknownKey when the
