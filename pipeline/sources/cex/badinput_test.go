@@ -182,7 +182,22 @@ func TestIdleConnectionReconnects(t *testing.T) {
 	defer conn.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	_, _ = conn.Next(ctx) // runs until the deadline: nothing but a pong arrives
+	// Runs until the deadline: nothing but a pong arrives, and a
+	// "disconnected" gap record per reconnection.
+	gaps := 0
+	for {
+		r, err := conn.Next(ctx)
+		if err != nil {
+			break
+		}
+		if r.Gap == nil || r.Symbol != "BTCUSD" || r.Gap.Reason != "disconnected" {
+			t.Fatalf("record %+v, want only disconnect gaps", r)
+		}
+		gaps++
+	}
+	if gaps < 2 {
+		t.Errorf("%d disconnect gap records, want one per reconnection", gaps)
+	}
 	if st := conn.Stats(); st.Dials < 3 {
 		t.Fatalf("dials = %d after 2 s with a 100 ms idle timeout, want >= 3", st.Dials)
 	}
