@@ -46,6 +46,9 @@ func (e *Engine) emitDocuments(sec int64) {
 
 // emitSymbolDocuments emits the 1m, 5m and 15m documents of sym as of sec.
 func (e *Engine) emitSymbolDocuments(sym *symbol, sec int64) {
+	if len(sym.gaps) > 0 && sym.expireGaps(sec) {
+		e.markDirty(sym)
+	}
 	for w := range numWindows {
 		e.fillDocument(sym, w, sec)
 		if e.fillSignals(sym, w) {
@@ -91,6 +94,9 @@ func (e *Engine) fillDocument(sym *symbol, w int, sec int64) {
 		UnknownSideShare: ratioOrZero(a.unknown, volume),
 		Venues:           venues,
 		VenueCount:       uint32(len(venues)),
+	}
+	if len(sym.gaps) > 0 {
+		e.fillGaps(q, sym, (hi-(bucketsPerWindow-1))*width, asOf)
 	}
 	o := &e.obsOut
 	*o = schemas.Observations{

@@ -97,6 +97,8 @@ type Engine struct {
 	qualOut   schemas.Quality
 	interpOut schemas.Interpretation
 	changeOut schemas.SignalChange
+	gapOut    [MaxGaps]schemas.Gap
+	gapPtrs   [MaxGaps]*schemas.Gap
 	evidence  []string
 	scratch   []byte
 	ids       idArena
@@ -121,6 +123,7 @@ type symbol struct {
 	win        [numWindows]ring
 	base       [numWindows]baseline  // per window: samples of aligned windows
 	life       [numWindows]lifecycle // per window: signal lifecycle
+	gaps       []gap                 // known gaps, in gap order (see PushGap)
 }
 
 // NewEngine returns an engine with empty state. It panics if cfg is invalid:

@@ -173,6 +173,13 @@ func FuzzRestoreState(f *testing.F) {
 	for _, x := range genTrades(genOptions{seed: 11, n: 400, symbols: 3, step: 300 * time.Millisecond, dupEvery: 9, oddEvery: 17}) {
 		e.Push(x)
 	}
+	// A symbol with known gaps, so the seeds cover their encoding.
+	for i := range 3 {
+		g := &schemas.Gap{Source: "s", FromNs: testBase + int64(i)*1e9, ToNs: testBase + int64(i+60)*1e9, Reason: "disconnected"}
+		if err := e.PushGap("SYM000", g); err != nil {
+			f.Fatal(err)
+		}
+	}
 	for _, k := range e.DirtyKeys() {
 		f.Add(k == PartitionKey, e.AppendState(nil, k))
 	}

@@ -166,6 +166,7 @@ func (e *Engine) decodePartition(d *decoder) error {
 const (
 	symHasLast = 1 << 0
 	symTouched = 1 << 1
+	symHasGaps = 1 << 2 // the known gaps follow the lifecycles
 )
 
 // Bucket field presence bits: a field that is zero is not written.
@@ -199,6 +200,9 @@ func (sym *symbol) appendState(b []byte) []byte {
 	}
 	if sym.touched {
 		flags |= symTouched
+	}
+	if len(sym.gaps) > 0 {
+		flags |= symHasGaps
 	}
 	b = binary.AppendUvarint(b, flags)
 	if sym.hasLast {
@@ -243,7 +247,45 @@ func (sym *symbol) appendState(b []byte) []byte {
 		b = appendBaseline(b, &sym.base[w])
 		b = appendLifecycle(b, &sym.life[w])
 	}
+	if len(sym.gaps) > 0 {
+		b = appendGaps(b, sym.gaps)
+	}
 	return b
+}
+
+// appendGaps appends the known gaps of a symbol: their number, then for each
+// its start, its length, its source and its reason. A symbol without gaps
+// writes nothing (its flag is clear), so states without gaps encode as
+// before gaps existed.
+func appendGaps(b []byte, gaps []gap) []byte {
+	b = binary.AppendUvarint(b, uint64(len(gaps)))
+	for _, g := range gaps {
+		b = binary.AppendVarint(b, g.fromNs)
+		b = binary.AppendUvarint(b, uint64(g.toNs-g.fromNs))
+		b = appendString(b, g.source)
+		b = appendString(b, g.reason)
+	}
+	return b
+}
+
+func decodeGaps(d *decoder) []gap {
+	n := d.count(MaxGaps)
+	d.check(n > 0, "empty gap list")
+	gaps := make([]gap, 0, n)
+	for range n {
+		if d.err != nil {
+			return nil
+		}
+		var g gap
+		g.fromNs = d.varint()
+		g.toNs = g.fromNs + int64(d.uvarintBelow(uint64(schemas.MaxEventTimeNs-schemas.MinEventTimeNs)))
+		g.source, g.reason = d.string(), d.string()
+		d.check(g.fromNs >= schemas.MinEventTimeNs && g.fromNs < schemas.MaxEventTimeNs && g.fromNs <= g.toNs && g.toNs < schemas.MaxEventTimeNs, "gap out of range")
+		d.check(g.source != "" && g.reason != "" && len(g.source) <= maxGapText && len(g.reason) <= maxGapText, "bad gap text")
+		d.check(len(gaps) == 0 || compareGaps(gaps[len(gaps)-1], g) < 0, "gaps out of order")
+		gaps = append(gaps, g)
+	}
+	return gaps
 }
 
 // appendBaseline appends a baseline: primed flag, number of samples, then
@@ -434,7 +476,7 @@ func appendBucket(b []byte, bk *bucket, head, width int64) []byte {
 func decodeSymbol(d *decoder, name string) (*symbol, error) {
 	sym := &symbol{name: cloneString(name)}
 	flags := d.uvarint()
-	d.check(flags <= symHasLast|symTouched, "unknown flags")
+	d.check(flags <= symHasLast|symTouched|symHasGaps, "unknown flags")
 	sym.hasLast = flags&symHasLast != 0
 	sym.touched = flags&symTouched != 0
 	d.check(sym.hasLast || !sym.touched, "touched without trades")
@@ -526,6 +568,9 @@ func decodeSymbol(d *decoder, name string) (*symbol, error) {
 	for w := range sym.base {
 		decodeBaseline(d, &sym.base[w], sym.hasLast)
 		decodeLifecycle(d, &sym.life[w])
+	}
+	if flags&symHasGaps != 0 {
+		sym.gaps = decodeGaps(d)
 	}
 	d.end()
 	if d.err != nil {

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/marketintel/mi/pipeline/sources"
 	"github.com/marketintel/mi/schemas"
@@ -27,11 +29,29 @@ const (
 	HeaderSeq    = "seq"
 )
 
+// HeaderKind marks a record of mi.trades.v1 that is not a trade: with value
+// KindGap the value is a schemas.Gap of the symbol in the key. Records
+// without the header are trades.
+const (
+	HeaderKind = "kind"
+	KindGap    = "gap"
+)
+
+// IsGap reports whether a record of mi.trades.v1 is a gap record.
+func IsGap(r *kgo.Record) bool {
+	for _, h := range r.Headers {
+		if h.Key == HeaderKind {
+			return string(h.Value) == KindGap
+		}
+	}
+	return false
+}
+
 // Checkpoint is a source's committed progress, stored in
 // mi.source-offsets.v1 under the source's name in the same transaction as the
 // records it counts.
 type Checkpoint struct {
-	// Records is how many records (trades and rejected inputs) of the source
+	// Records is how many records (trades, gaps and rejected inputs) of the source
 	// are committed. A restarted source skips this many.
 	Records int64 `json:"records"`
 	// StartNs is the simulator's start time, kept so a restarted simulator
@@ -92,8 +112,10 @@ type IngestConfig struct {
 	Progress func(records int64)
 }
 
-// Ingest reads src and writes its trades to mi.trades.v1 (key = symbol) and
-// its rejected inputs to mi.trades.dlq.v1 (reason in header "reason"), each
+// Ingest reads src and writes its trades to mi.trades.v1 (key = symbol), its
+// gaps to mi.trades.v1 too (key = symbol, header "kind: gap", value a
+// schemas.Gap whose source is the source's name unless the source set one)
+// and its rejected inputs to mi.trades.dlq.v1 (reason in header "reason"), each
 // with "source" and "seq" headers, in transactions; after each one commits, a
 // second transaction writes the source checkpoint that counts them. It skips
 // the resume.Records records already committed by an earlier run. It returns nil
@@ -273,6 +295,17 @@ func Ingest(ctx context.Context, cfg IngestConfig, src sources.Source, resume Ch
 			cl.Produce(ctx, &kgo.Record{Topic: schemas.TopicTrades, Key: []byte(t.Symbol), Value: v,
 				Headers: []kgo.RecordHeader{{Key: HeaderSource, Value: nameBytes}, {Key: HeaderSeq, Value: seq}}}, promise)
 			stats.Trade(name, t.EventTimeNs, t.IngestTimeNs)
+		} else if g := rec.Gap; g != nil {
+			// A gap goes to the symbol's partition of mi.trades.v1, in order
+			// with its trades, so the operators owning the symbol see it
+			// in the same transactions and checkpoints (docs/topics.md).
+			g = &schemas.Gap{Source: cmp.Or(g.Source, name), FromNs: g.FromNs, ToNs: g.ToNs, Reason: g.Reason}
+			v, err := proto.MarshalOptions{Deterministic: true}.Marshal(g)
+			if err != nil {
+				panic("BUG: cannot marshal gap: " + err.Error())
+			}
+			cl.Produce(ctx, &kgo.Record{Topic: schemas.TopicTrades, Key: []byte(rec.Symbol), Value: v,
+				Headers: []kgo.RecordHeader{{Key: HeaderSource, Value: nameBytes}, {Key: HeaderSeq, Value: seq}, {Key: HeaderKind, Value: []byte(KindGap)}}}, promise)
 		} else {
 			cl.Produce(ctx, &kgo.Record{
 				Topic: schemas.TopicTradesDLQ, Key: nameBytes, Value: rec.Raw,

@@ -48,7 +48,10 @@ type ProcessConfig struct {
 
 // ProcessStats are the operator loop's counters.
 type ProcessStats struct {
-	Trades    atomic.Uint64
+	Trades atomic.Uint64
+	// Gaps counts the source gaps handed to the engines (gap records of
+	// mi.trades.v1; never counted in Trades).
+	Gaps      atomic.Uint64
 	Candles   atomic.Uint64
 	Documents atomic.Uint64
 	// SignalChanges counts published signal changes (mi.signal-changes.v1).
@@ -345,6 +348,10 @@ func (p *processor) handle(ctx context.Context, fp kgo.FetchTopicPartition) erro
 			}
 			ps.pos.Seq[src] = seq
 		}
+		if IsGap(r) {
+			p.handleGap(ps, r)
+			continue
+		}
 		if err := schemas.UnmarshalTrade(r.Value, &t, &p.intern); err != nil {
 			p.dlq(r.Value, "malformed record: "+err.Error(), "")
 			continue
@@ -354,6 +361,22 @@ func (p *processor) handle(ctx context.Context, fp kgo.FetchTopicPartition) erro
 	}
 	ps.dirty = true
 	return nil
+}
+
+// handleGap hands a gap record to the partition's engine; a gap it cannot
+// decode or the engine refuses is dead-lettered.
+func (p *processor) handleGap(ps *partitionState, r *kgo.Record) {
+	src, _, _ := sourceSeq(r, &p.intern)
+	var g schemas.Gap
+	if err := proto.Unmarshal(r.Value, &g); err != nil {
+		p.dlq(r.Value, "malformed record: gap: "+err.Error(), src)
+		return
+	}
+	if err := ps.eng.PushGap(string(r.Key), &g); err != nil {
+		p.dlq(r.Value, err.Error(), src)
+		return
+	}
+	p.stats.Gaps.Add(1)
 }
 
 // sourceSeq reads the ingest headers of a record; the source name comes

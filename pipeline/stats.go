@@ -133,6 +133,7 @@ func (s *Stats) Snapshot() ([]SourceStats, map[string]uint64) {
 // OperatorCounts are the operator loop's counters as /status shows them.
 type OperatorCounts struct {
 	Trades        uint64 `json:"trades"`
+	Gaps          uint64 `json:"gaps"` // source gaps handed to the operators
 	Candles       uint64 `json:"candles"`
 	Documents     uint64 `json:"documents"`
 	SignalChanges uint64 `json:"signalChanges"`
@@ -160,7 +161,7 @@ func (s *Stats) Operators() (OperatorCounts, bool) {
 		return OperatorCounts{}, false
 	}
 	return OperatorCounts{
-		Trades: p.Trades.Load(), Candles: p.Candles.Load(), Documents: p.Documents.Load(), SignalChanges: p.SignalChanges.Load(), Rejected: p.Rejected.Load(),
+		Trades: p.Trades.Load(), Gaps: p.Gaps.Load(), Candles: p.Candles.Load(), Documents: p.Documents.Load(), SignalChanges: p.SignalChanges.Load(), Rejected: p.Rejected.Load(),
 		Transactions: p.Transactions.Load(), Aborts: p.Aborts.Load(), Restores: p.Restores.Load(),
 	}, true
 }

@@ -163,7 +163,7 @@ func (p *pipelineCollector) Collect(ch chan<- prometheus.Metric) {
 			for _, kv := range []struct {
 				k string
 				v uint64
-			}{{"trades", oc.Trades}, {"candles", oc.Candles}, {"documents", oc.Documents}, {"signal_changes", oc.SignalChanges},
+			}{{"trades", oc.Trades}, {"gaps", oc.Gaps}, {"candles", oc.Candles}, {"documents", oc.Documents}, {"signal_changes", oc.SignalChanges},
 				{"rejected", oc.Rejected}, {"transactions", oc.Transactions}, {"aborts", oc.Aborts}, {"restores", oc.Restores}} {
 				ch <- prometheus.MustNewConstMetric(descOps, counter, float64(kv.v), kv.k)
 			}

@@ -392,13 +392,14 @@ func baseSchemas() obj {
 				"Share of window volume whose aggressor side is unknown.")},
 			{"venues", described(tArray(tString), "Venues contributing to the window, sorted.")},
 			{"venueCount", described(tCount, "Number of venues.")},
-			{"gaps", described(tArray(ref("Gap")), "Known gaps overlapping the window.")},
+			{"gaps", described(obj{{"type", "array"}, {"items", ref("Gap")}, {"maxItems", 16}},
+				"Known source gaps overlapping the window, sorted by from, to, source, reason; at most 16, the latest by end time.")},
 		})},
-		{"Gap", object("A known gap in a source.", obj{
-			{"source", tString},
-			{"from", tDateTime},
-			{"to", tDateTime},
-			{"reason", tString},
+		{"Gap", object("A stretch of the symbol's trades a source could not deliver and cannot backfill.", obj{
+			{"source", described(tString, "Name of the source, e.g. binance:binance.")},
+			{"from", described(tDateTime, "Start of the gap (inclusive).")},
+			{"to", described(tDateTime, "End of the gap (inclusive).")},
+			{"reason", described(tString, "A stable phrase first (disconnected, missed trades), then details.")},
 		})},
 		{"Interpretation", openObject("Machine-readable interpretation (spec §2.1: free-form object; these fields are always present).", obj{
 			{"momentum", tString},

@@ -230,7 +230,7 @@ func TestStatus(t *testing.T) {
 	st = pipeline.NewStats()
 	st.AttachOperators(proc)
 	f(st, `{"service":"mi","version":"0.1.0-test","generatedAt":"2024-08-08T12:00:00.000Z","sources":[],"deadLetters":{},`+views+
-		`,"operators":{"trades":10,"candles":2,"documents":0,"signalChanges":0,"rejected":0,"transactions":1,"aborts":0,"restores":0}}`)
+		`,"operators":{"trades":10,"gaps":0,"candles":2,"documents":0,"signalChanges":0,"rejected":0,"transactions":1,"aborts":0,"restores":0}}`)
 }
 
 func TestHealthz(t *testing.T) {

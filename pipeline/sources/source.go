@@ -8,15 +8,25 @@ import (
 	"github.com/marketintel/mi/schemas"
 )
 
-// Record is one item a source yields: a trade, or an input it rejected.
+// Record is one item a source yields: a trade, an input it rejected, or a
+// gap. Exactly one of Trade, Gap and Raw is set.
 type Record struct {
-	// Trade is the normalized trade; nil when the input was rejected.
+	// Trade is the normalized trade; nil when the input was rejected or
+	// the record is a gap.
 	Trade *schemas.Trade
-	// Raw is the rejected input as read, when Trade is nil.
+	// Raw is the rejected input as read, when Trade and Gap are nil.
 	Raw []byte
 	// Reason says why the input was rejected: a short stable phrase first
 	// ("malformed json", "bad price", ...), then details.
 	Reason string
+	// Gap, when set, is a stretch of Symbol's trades the source could not
+	// deliver and cannot backfill: its times (Unix ns, inclusive) and its
+	// reason ("disconnected", "missed trades: ..."). Gap.Source may be
+	// empty; the pipeline stamps the source's name. A gap is never a
+	// trade: readers that want trades only skip records without Trade.
+	Gap *schemas.Gap
+	// Symbol is the normalized symbol a Gap concerns.
+	Symbol string
 }
 
 // Source yields records in a deterministic order: reading the same input

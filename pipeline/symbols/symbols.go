@@ -59,7 +59,8 @@ type Asset struct {
 type Token struct {
 	// Chain is the chain name as the pipeline spells it: "ethereum", "base".
 	Chain string
-	// Address is the contract address in lower case with the 0x prefix.
+	// Address is the contract address in lower case with the 0x prefix, or,
+	// on Solana, the base58 mint (case-sensitive).
 	Address string
 	// Ticker is the token's own symbol() as deployed, e.g. "WETH".
 	Ticker string
@@ -153,6 +154,9 @@ var assets = []Asset{
 	{"QQQUSD", USEquity, "Invesco QQQ Trust (ETF)"},
 	{"SPYUSD", USEquity, "SPDR S&P 500 ETF Trust"},
 	{"TSLAUSD", USEquity, "Tesla Inc."},
+	// TONX shares its first letters with the crypto TON: the stock is
+	// TONXUSD, the coin TONUSD, and the xStock TONXx normalizes to the stock.
+	{"TONXUSD", USEquity, "TON Strategy Co. (TONX)"},
 	// Perp-only 1,000-coin contracts (price per 1,000 coins).
 	{"KBONKUSD", PerpOnly, "1,000 BONK perpetual"},
 	{"KFLOKIUSD", PerpOnly, "1,000 FLOKI perpetual"},
@@ -193,6 +197,23 @@ var tokens = []Token{
 	{"solana", "So11111111111111111111111111111111111111112", "SOL", 9, "SOLUSD"},
 	{"solana", "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v", "USDC", 6, USD},
 	{"solana", "Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB", "USDT", 6, USD},
+	// xStocks (Backed Finance) tokenized stocks and ETFs on Solana
+	// (Token-2022 mints, 8 decimals). Each mint is copied verbatim from a
+	// published list and cross-checked against a second one; the sources are
+	// cited per entry in docs/symbols.md.
+	{"solana", "XsbEhLAtcf6HdfpFZ5xEMdqW8nfAvcsP5bdudRLJzJp", "AAPLx", 8, "AAPLUSD"},
+	{"solana", "Xs3eBt7uRfJX8QUs4suhyU8p2M6DoUDrJyWBa8LLZsg", "AMZNx", 8, "AMZNUSD"},
+	{"solana", "Xs7ZdzSHLU9ftNJsii5fCeJhoRWSC32SQGzGQtePxNu", "COINx", 8, "COINUSD"},
+	{"solana", "XsCPL9dNWBMvFtTmwcCA5v3xWPSMEBCszbQdiLLq6aN", "GOOGLx", 8, "GOOGLUSD"},
+	{"solana", "XsvNBAYkrDRNhA7wPHQfX3ZUXZyZLdnCQDfHZ56bzpg", "HOODx", 8, "HOODUSD"},
+	{"solana", "Xsa62P5mvPszXL1krVUnU5ar38bBSVcWAB6fmPCo5Zu", "METAx", 8, "METAUSD"},
+	{"solana", "XspzcW1PRtgf6Wj92HCiZdjzKCyFekVD8P5Ueh3dRMX", "MSFTx", 8, "MSFTUSD"},
+	{"solana", "XsP7xzNPvEHS1m6qfanPUGjNmdnmsLKEoNAnHjdxxyZ", "MSTRx", 8, "MSTRUSD"},
+	{"solana", "Xsc9qvGR1efVDFGLrVsmkzv3qi45LTBjeUKSPmx9qEh", "NVDAx", 8, "NVDAUSD"},
+	{"solana", "Xs8S1uUs1zvS2p7iwtsG3b6fkhpvmwz4GYU3gWAmWHZ", "QQQx", 8, "QQQUSD"},
+	{"solana", "XsoCS1TfEyfFhfvj8EtZ528L3CaKBDBRqRapnBbDF2W", "SPYx", 8, "SPYUSD"},
+	{"solana", "XsDoVfqeBukxuZHWhdvWHBhgEHjGNst4MLodqsJHzoB", "TSLAx", 8, "TSLAUSD"},
+	{"solana", "XscE4GUcsYhcyZu5ATiGUMmhxYa1D5fwbpJw4K6K4dp", "TONXx", 8, "TONXUSD"},
 }
 
 var (

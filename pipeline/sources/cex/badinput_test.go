@@ -2,6 +2,7 @@ package cex
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -119,7 +120,7 @@ func TestBinanceGapDetection(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	got, _ := collect(t, conn, len(all)-len(missing), 0)
+	got, _, gapRecs := collectAll(t, conn, len(all)-len(missing), 0)
 	if len(got) != len(all)-len(missing) {
 		t.Fatalf("got %d trades", len(got))
 	}
@@ -134,6 +135,30 @@ func TestBinanceGapDetection(t *testing.T) {
 	want := "missed trades: " + strconv.Itoa(len(missing)) + " trade ids " + missing[0] + ".." + missing[len(missing)-1] + " of BTCUSDT"
 	if len(gaps) != 1 || gaps[0] != want {
 		t.Fatalf("gaps %q, want [%q]", gaps, want)
+	}
+	// The source yields the same gap as a record of the market's symbol,
+	// between the event times of the trades around it, and a
+	// "disconnected" gap for the cut connection.
+	var byID = map[string]*schemas.Trade{}
+	for _, x := range all {
+		byID[x.TradeId] = x
+	}
+	first, _ := strconv.ParseInt(missing[0], 10, 64)
+	last, _ := strconv.ParseInt(missing[len(missing)-1], 10, 64)
+	before, after := byID[strconv.FormatInt(first-1, 10)], byID[strconv.FormatInt(last+1, 10)]
+	var reasons []string
+	for _, r := range gapRecs {
+		reasons = append(reasons, r.Gap.Reason)
+		if r.Symbol != "BTCUSD" || r.Trade != nil || r.Raw != nil {
+			t.Errorf("gap record %+v", r)
+		}
+		if r.Gap.Reason == want && (r.Gap.FromNs != before.EventTimeNs || r.Gap.ToNs != after.EventTimeNs) {
+			t.Errorf("gap %d..%d, want the times of trades %s and %s: %d..%d", r.Gap.FromNs, r.Gap.ToNs,
+				before.TradeId, after.TradeId, before.EventTimeNs, after.EventTimeNs)
+		}
+	}
+	if !slices.Equal(reasons, []string{"disconnected", want}) {
+		t.Errorf("gap records %q, want [disconnected %q]", reasons, want)
 	}
 	if conn.Stats().GapTrades != uint64(len(missing)) {
 		t.Errorf("GapTrades = %d, want %d", conn.Stats().GapTrades, len(missing))
@@ -157,7 +182,22 @@ func TestIdleConnectionReconnects(t *testing.T) {
 	defer conn.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	_, _ = conn.Next(ctx) // runs until the deadline: nothing but a pong arrives
+	// Runs until the deadline: nothing but a pong arrives, and a
+	// "disconnected" gap record per reconnection.
+	gaps := 0
+	for {
+		r, err := conn.Next(ctx)
+		if err != nil {
+			break
+		}
+		if r.Gap == nil || r.Symbol != "BTCUSD" || r.Gap.Reason != "disconnected" {
+			t.Fatalf("record %+v, want only disconnect gaps", r)
+		}
+		gaps++
+	}
+	if gaps < 2 {
+		t.Errorf("%d disconnect gap records, want one per reconnection", gaps)
+	}
 	if st := conn.Stats(); st.Dials < 3 {
 		t.Fatalf("dials = %d after 2 s with a 100 ms idle timeout, want >= 3", st.Dials)
 	}

@@ -4,7 +4,8 @@
 // subscribes to the trade channel of its markets, keeps the connection alive
 // (venue pings, idle timeout), reconnects with exponential backoff and full
 // jitter, drops duplicated trades, detects missed trades where the venue's
-// trade ids are consecutive, and turns every message it cannot use into a
+// trade ids are consecutive (yielding them, and every disconnect, as gap
+// records of the affected symbols), and turns every message it cannot use into a
 // rejected record with a reason (the pipeline dead-letters those) without
 // dropping the connection. Message decoding is shared with the capture
 // readers (replay.MessageParser), so a message yields the same trade live
@@ -17,6 +18,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -26,6 +28,8 @@ import (
 
 	"github.com/marketintel/mi/pipeline/sources"
 	"github.com/marketintel/mi/pipeline/sources/replay"
+	"github.com/marketintel/mi/pipeline/symbols"
+	"github.com/marketintel/mi/schemas"
 )
 
 // Observer receives a connector's operational events (sources.Observer;
@@ -115,6 +119,9 @@ type Conn struct {
 
 	dedupe *dedupe
 	gaps   *gapTracker
+	// symbols are the normalized symbols of the markets, sorted: a
+	// disconnect is a gap of each.
+	symbols []string
 
 	// Counters, readable while running.
 	messages   atomic.Uint64
@@ -168,6 +175,12 @@ func New(cfg Config) (*Conn, error) {
 	c := &Conn{cfg: cfg, v: v, parser: p, obs: cfg.Observer, log: cfg.Logger,
 		done: make(chan struct{}), recs: make(chan sources.Record, 4096),
 		dedupe: newDedupe(cfg.DedupeWindow), gaps: newGapTracker(cfg.GapGrace)}
+	for _, m := range cfg.Markets {
+		if sym, ok := symbols.Normalize(p.Venue(), m); ok && !slices.Contains(c.symbols, sym) {
+			c.symbols = append(c.symbols, sym)
+		}
+	}
+	slices.Sort(c.symbols)
 	if c.obs == nil {
 		c.obs = nopObserver{}
 	}
@@ -293,6 +306,9 @@ func (c *Conn) session(downSince *int64) (bool, error) {
 	now := c.cfg.Now().UnixNano()
 	if *downSince != 0 {
 		c.obs.Gap(c.cfg.Name, *downSince, now, "disconnected")
+		for _, sym := range c.symbols {
+			c.send(sources.Record{Symbol: sym, Gap: &schemas.Gap{FromNs: *downSince, ToNs: now, Reason: "disconnected"}})
+		}
 		*downSince = 0
 	}
 	c.obs.SetState(c.cfg.Name, "running", nil)
@@ -366,8 +382,10 @@ func readBounded(r io.Reader, buf []byte, limit int64) ([]byte, error) {
 }
 
 // deliver drops duplicate trades, tracks trade-id gaps, and hands the
-// record to Next.
+// record to Next, followed by a gap record for each trade-id gap it
+// confirmed.
 func (c *Conn) deliver(r sources.Record) {
+	var confirmed []gap
 	if t := r.Trade; t != nil {
 		if !c.dedupe.add(t.Market, t.TradeId) {
 			c.duplicates.Add(1)
@@ -375,15 +393,22 @@ func (c *Conn) deliver(r sources.Record) {
 		}
 		if c.v.seqIDs {
 			if id, err := strconv.ParseInt(t.TradeId, 10, 64); err == nil {
-				for _, g := range c.gaps.observe(t.Market, id, t.EventTimeNs) {
-					c.obs.Gap(c.cfg.Name, g.fromNs, g.toNs, g.reason)
-				}
+				confirmed = c.gaps.observe(t.Market, id, t.EventTimeNs)
 			}
 		}
 	} else {
 		c.rejected.Add(1)
 		c.log.Debug("message dead-lettered", "source", c.cfg.Name, "reason", r.Reason)
 	}
+	c.send(r)
+	for _, g := range confirmed {
+		c.obs.Gap(c.cfg.Name, g.fromNs, g.toNs, g.reason)
+		c.send(sources.Record{Symbol: r.Trade.Symbol, Gap: &schemas.Gap{FromNs: g.fromNs, ToNs: g.toNs, Reason: g.reason}})
+	}
+}
+
+// send hands a record to Next, or drops it when the connector closes.
+func (c *Conn) send(r sources.Record) {
 	select {
 	case c.recs <- r:
 	case <-c.ctx.Done():

@@ -222,8 +222,15 @@ func replayTrades(t *testing.T, path string, keep func(*schemas.Trade) bool) []*
 }
 
 // collect reads records from c until it holds want trades and rejects, or
-// the deadline passes.
+// the deadline passes. Gap records are neither.
 func collect(t *testing.T, c *Conn, wantTrades, wantRejects int) (trades []*schemas.Trade, rejects []sources.Record) {
+	t.Helper()
+	trades, rejects, _ = collectAll(t, c, wantTrades, wantRejects)
+	return trades, rejects
+}
+
+// collectAll is collect that also returns the gap records read.
+func collectAll(t *testing.T, c *Conn, wantTrades, wantRejects int) (trades []*schemas.Trade, rejects, gaps []sources.Record) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -232,13 +239,16 @@ func collect(t *testing.T, c *Conn, wantTrades, wantRejects int) (trades []*sche
 		if err != nil {
 			t.Fatalf("after %d/%d trades and %d/%d rejects: %v", len(trades), wantTrades, len(rejects), wantRejects, err)
 		}
-		if r.Trade != nil {
+		switch {
+		case r.Trade != nil:
 			trades = append(trades, r.Trade)
-		} else {
+		case r.Gap != nil:
+			gaps = append(gaps, r)
+		default:
 			rejects = append(rejects, r)
 		}
 	}
-	return trades, rejects
+	return trades, rejects, gaps
 }
 
 // tradeKey renders the fields a trade must keep between replay and live:
