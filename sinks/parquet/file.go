@@ -123,14 +123,12 @@ func readFile[T any](dst []T, path string) ([]T, error) {
 		return dst, fmt.Errorf("cannot open %s: %w", path, err)
 	}
 	defer f.Close()
-	st, err := f.Stat()
+	r, rows, err := openRows[T](f)
 	if err != nil {
-		return dst, fmt.Errorf("cannot stat %s: %w", path, err)
+		return dst, err
 	}
-	r := pq.NewGenericReader[T](f)
-	_ = st
 	defer r.Close()
-	n := int(r.NumRows())
+	n := int(rows)
 	start := len(dst)
 	dst = slices.Grow(dst, n)[:start+n]
 	got := 0
