@@ -54,12 +54,12 @@ func (c *cursor[T]) close() {
 // per comparison.
 type cursorHeap[T any] struct {
 	cs  []*cursor[T]
-	cmp func(a, b T) int
+	cmp func(a, b *T) int
 }
 
 func (h *cursorHeap[T]) less(i, j int) bool {
 	a, b := h.cs[i], h.cs[j]
-	if c := h.cmp(a.buf[a.i], b.buf[b.i]); c != 0 {
+	if c := h.cmp(&a.buf[a.i], &b.buf[b.i]); c != 0 {
 		return c < 0
 	}
 	return a.ord < b.ord
@@ -104,7 +104,7 @@ func (h *cursorHeap[T]) popTop() {
 // (written atomically), keeping the first row of each run of equal keys in
 // input order. Memory is a batch per input, whatever the sizes. An input
 // that is not sorted is an error.
-func mergeFiles[T any](inputs []string, out string, cmp func(a, b T) int) (int, error) {
+func mergeFiles[T any](inputs []string, out string, cmp func(a, b *T) int) (int, error) {
 	h := &cursorHeap[T]{cmp: cmp}
 	defer func() {
 		for _, c := range h.cs {
@@ -152,22 +152,27 @@ func mergeFiles[T any](inputs []string, out string, cmp func(a, b T) int) (int, 
 	w := pq.NewGenericWriter[T](f, writeOptions()...)
 	batch := make([]T, 0, max(1, min(mergeBatch, int(inRows))))
 	total := 0
+	var prev *T // the last row kept: in batch, or &last once written
 	var last T
-	have := false
 	for len(h.cs) > 0 {
 		c := h.cs[0]
-		row := c.buf[c.i]
-		if !have || cmp(last, row) != 0 {
-			if have && cmp(last, row) > 0 {
-				return fail(fmt.Errorf("cannot merge: %s is not sorted", c.f.Name()))
-			}
-			batch = append(batch, row)
-			last, have = row, true
+		row := &c.buf[c.i]
+		d := -1
+		if prev != nil {
+			d = cmp(prev, row)
+		}
+		if d > 0 {
+			return fail(fmt.Errorf("cannot merge: %s is not sorted", c.f.Name()))
+		}
+		if d < 0 {
+			batch = append(batch, *row)
+			prev = &batch[len(batch)-1]
 			if len(batch) == cap(batch) {
 				if _, err := w.Write(batch); err != nil {
 					return fail(fmt.Errorf("cannot write %s: %w", tmp, err))
 				}
 				total += len(batch)
+				last, prev = batch[len(batch)-1], &last
 				batch = batch[:0]
 			}
 		}

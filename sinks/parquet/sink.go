@@ -74,7 +74,7 @@ type Sink struct {
 
 // table is the buffer of one dataset: rows per final partition directory.
 type table[T any] struct {
-	cmp  func(a, b T) int
+	cmp  func(a, b *T) int
 	bufs map[string]*buffer[T]
 }
 
@@ -313,7 +313,7 @@ const mergeFanIn = 8
 // mergeParts merges the parts of the lowest level that has mergeFanIn of
 // them into one part of the next level (written before the inputs are
 // deleted; a crash in between leaves duplicates that compaction drops).
-func mergeParts[T any](s *Sink, staged string, cmp func(a, b T) int) error {
+func mergeParts[T any](s *Sink, staged string, cmp func(a, b *T) int) error {
 	parts, err := filepath.Glob(filepath.Join(staged, "part-*.parquet"))
 	if err != nil {
 		panic("BUG: bad glob")
@@ -422,7 +422,7 @@ func (s *Sink) CompactDay(day string) error {
 
 // compactDir merges the parts in the staging directory staged, and the day
 // file of its partition if it exists, into that day file.
-func compactDir[T any](root, staged string, cmp func(a, b T) int) error {
+func compactDir[T any](root, staged string, cmp func(a, b *T) int) error {
 	parts, err := filepath.Glob(filepath.Join(staged, "part-*.parquet"))
 	if err != nil {
 		panic("BUG: bad glob")
@@ -455,11 +455,11 @@ func compactDir[T any](root, staged string, cmp func(a, b T) int) error {
 
 // sortDedupe sorts rows by cmp, stably, and keeps the first of each run of
 // equal keys.
-func sortDedupe[T any](rows []T, cmp func(a, b T) int) []T {
-	slices.SortStableFunc(rows, func(a, b T) int { return cmp(a, b) })
+func sortDedupe[T any](rows []T, cmp func(a, b *T) int) []T {
+	slices.SortStableFunc(rows, func(a, b T) int { return cmp(&a, &b) })
 	out := rows[:0]
 	for i := range rows {
-		if len(out) > 0 && cmp(out[len(out)-1], rows[i]) == 0 {
+		if len(out) > 0 && cmp(&out[len(out)-1], &rows[i]) == 0 {
 			continue
 		}
 		out = append(out, rows[i])
