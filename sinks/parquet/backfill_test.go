@@ -262,10 +262,10 @@ func TestDuckDBSeesColumnStatistics(t *testing.T) {
 	}
 	// Same-width renderings of TIMESTAMP_NS values order as the values do.
 	var lo, hi, statLo, statHi string
-	if err := db.QueryRow("SELECT min(event_time)::VARCHAR, max(event_time)::VARCHAR FROM read_parquet('" + file + "')").Scan(&lo, &hi); err != nil {
+	if err := db.QueryRow("SELECT min(event_time)::VARCHAR, max(event_time)::VARCHAR FROM read_parquet('"+file+"')").Scan(&lo, &hi); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.QueryRow("SELECT min(stats_min_value), max(stats_max_value) FROM parquet_metadata('" + file + "') WHERE path_in_schema = 'event_time'").Scan(&statLo, &statHi); err != nil {
+	if err := db.QueryRow("SELECT min(stats_min_value), max(stats_max_value) FROM parquet_metadata('"+file+"') WHERE path_in_schema = 'event_time'").Scan(&statLo, &statHi); err != nil {
 		t.Fatal(err)
 	}
 	if lo != statLo || hi != statHi {

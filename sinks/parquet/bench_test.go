@@ -83,9 +83,41 @@ func BenchmarkWrite(b *testing.B) {
 	}
 	for _, v := range variants {
 		b.Run("candles/"+v.name, func(b *testing.B) { benchEncode(b, benchCandles(n), v.opts) })
+		if v.name == "before" {
+			b.Run("trades/before", func(b *testing.B) { benchEncode(b, tradesBefore(benchTrades(n)), v.opts) })
+			b.Run("simtrades/before", func(b *testing.B) { benchEncode(b, tradesBefore(simTrades(b, n)), v.opts) })
+			continue
+		}
 		b.Run("trades/"+v.name, func(b *testing.B) { benchEncode(b, benchTrades(n), v.opts) })
 		b.Run("simtrades/"+v.name, func(b *testing.B) { benchEncode(b, simTrades(b, n), v.opts) })
 	}
+}
+
+// tradeRowBefore is TradeRow with the column options it had before
+// (timestamps plain, every column compressed): the same columns.
+type tradeRowBefore struct {
+	EventTime   int64   `parquet:"event_time,timestamp(nanosecond:local)"`
+	IngestTime  int64   `parquet:"ingest_time,timestamp(nanosecond:local)"`
+	Symbol      string  `parquet:"symbol,dict"`
+	VenueKind   string  `parquet:"venue_kind,dict"`
+	Chain       string  `parquet:"chain,dict"`
+	Market      string  `parquet:"market,dict"`
+	VenueSymbol string  `parquet:"venue_symbol,dict"`
+	Price       float64 `parquet:"price"`
+	Size        float64 `parquet:"size"`
+	NotionalUSD float64 `parquet:"notional_usd"`
+	Side        string  `parquet:"side,dict"`
+	TradeID     string  `parquet:"trade_id"`
+	LogIndex    int64   `parquet:"log_index"`
+	Wallet      string  `parquet:"wallet"`
+}
+
+func tradesBefore(rows []TradeRow) []tradeRowBefore {
+	out := make([]tradeRowBefore, len(rows))
+	for i, r := range rows {
+		out[i] = tradeRowBefore(r)
+	}
+	return out
 }
 
 func benchEncode[T any](b *testing.B, rows []T, opts []pq.WriterOption) {

@@ -61,17 +61,17 @@ type SignalRow struct {
 // TradeRow is one row of a normalized-trade file (datasets.TradeColumns).
 // Venue and date are partition columns.
 type TradeRow struct {
-	EventTime   int64   `parquet:"event_time,timestamp(nanosecond:local)"`  // Unix ns, UTC
-	IngestTime  int64   `parquet:"ingest_time,timestamp(nanosecond:local)"` // Unix ns, UTC
-	Symbol      string  `parquet:"symbol,dict"`
-	VenueKind   string  `parquet:"venue_kind,dict"`
-	Chain       string  `parquet:"chain,dict"`
-	Market      string  `parquet:"market,dict"`
-	VenueSymbol string  `parquet:"venue_symbol,dict"`
+	EventTime   int64   `parquet:"event_time,timestamp(nanosecond:local),delta"`  // Unix ns, UTC
+	IngestTime  int64   `parquet:"ingest_time,timestamp(nanosecond:local),delta"` // Unix ns, UTC
+	Symbol      string  `parquet:"symbol,dict,uncompressed"`
+	VenueKind   string  `parquet:"venue_kind,dict,uncompressed"`
+	Chain       string  `parquet:"chain,dict,uncompressed"`
+	Market      string  `parquet:"market,dict,uncompressed"`
+	VenueSymbol string  `parquet:"venue_symbol,dict,uncompressed"`
 	Price       float64 `parquet:"price"`
-	Size        float64 `parquet:"size"`
-	NotionalUSD float64 `parquet:"notional_usd"`
-	Side        string  `parquet:"side,dict"`
+	Size        float64 `parquet:"size,uncompressed"`
+	NotionalUSD float64 `parquet:"notional_usd,uncompressed"`
+	Side        string  `parquet:"side,dict,uncompressed"`
 	TradeID     string  `parquet:"trade_id"`
 	LogIndex    int64   `parquet:"log_index"`
 	Wallet      string  `parquet:"wallet"`
