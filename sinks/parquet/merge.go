@@ -1,7 +1,6 @@
 package parquet
 
 import (
-	"container/heap"
 	"errors"
 	"fmt"
 	"io"
@@ -16,11 +15,12 @@ const mergeBatch = 8192
 
 // cursor reads one sorted input file in batches.
 type cursor[T any] struct {
-	f   *os.File
-	r   *pq.GenericReader[T]
-	buf []T
-	i   int
-	ord int // input order: ties keep the earlier input's row
+	f    *os.File
+	r    rowReader[T]
+	buf  []T
+	i    int
+	ord  int // input order: ties keep the earlier input's row
+	done bool
 }
 
 // next advances to the next row; it reports false at the end of the input.
@@ -29,49 +29,86 @@ func (c *cursor[T]) next() (bool, error) {
 	if c.i < len(c.buf) {
 		return true, nil
 	}
+	if c.done {
+		return false, nil
+	}
 	c.buf = c.buf[:cap(c.buf)]
 	n, err := c.r.Read(c.buf)
 	c.buf, c.i = c.buf[:n], 0
-	if n > 0 {
-		return true, nil
+	if errors.Is(err, io.EOF) {
+		c.done, err = true, nil
 	}
-	if err == nil || errors.Is(err, io.EOF) {
-		return false, nil
+	if err != nil {
+		return false, fmt.Errorf("cannot read %s: %w", c.f.Name(), err)
 	}
-	return false, fmt.Errorf("cannot read %s: %w", c.f.Name(), err)
+	return n > 0, nil
 }
 
+func (c *cursor[T]) close() {
+	c.r.Close()
+	c.f.Close()
+}
+
+// cursorHeap is a binary min-heap of cursors by their current row, ties
+// by input order. It is container/heap specialized: no interface calls
+// per comparison.
 type cursorHeap[T any] struct {
 	cs  []*cursor[T]
-	cmp func(a, b T) int
+	cmp func(a, b *T) int
 }
 
-func (h *cursorHeap[T]) Len() int { return len(h.cs) }
-func (h *cursorHeap[T]) Less(i, j int) bool {
+func (h *cursorHeap[T]) less(i, j int) bool {
 	a, b := h.cs[i], h.cs[j]
-	if c := h.cmp(a.buf[a.i], b.buf[b.i]); c != 0 {
+	if c := h.cmp(&a.buf[a.i], &b.buf[b.i]); c != 0 {
 		return c < 0
 	}
 	return a.ord < b.ord
 }
-func (h *cursorHeap[T]) Swap(i, j int) { h.cs[i], h.cs[j] = h.cs[j], h.cs[i] }
-func (h *cursorHeap[T]) Push(x any)    { h.cs = append(h.cs, x.(*cursor[T])) }
-func (h *cursorHeap[T]) Pop() any {
-	c := h.cs[len(h.cs)-1]
-	h.cs = h.cs[:len(h.cs)-1]
-	return c
+
+// down restores the heap order below i.
+func (h *cursorHeap[T]) down(i int) {
+	n := len(h.cs)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		m := l
+		if r := l + 1; r < n && h.less(r, l) {
+			m = r
+		}
+		if !h.less(m, i) {
+			return
+		}
+		h.cs[i], h.cs[m] = h.cs[m], h.cs[i]
+		i = m
+	}
+}
+
+func (h *cursorHeap[T]) init() {
+	for i := len(h.cs)/2 - 1; i >= 0; i-- {
+		h.down(i)
+	}
+}
+
+// popTop removes the top cursor.
+func (h *cursorHeap[T]) popTop() {
+	n := len(h.cs) - 1
+	h.cs[0] = h.cs[n]
+	h.cs[n] = nil
+	h.cs = h.cs[:n]
+	h.down(0)
 }
 
 // mergeFiles merges input files, each sorted by cmp, into one file at out
 // (written atomically), keeping the first row of each run of equal keys in
 // input order. Memory is a batch per input, whatever the sizes. An input
 // that is not sorted is an error.
-func mergeFiles[T any](inputs []string, out string, cmp func(a, b T) int) (int, error) {
+func mergeFiles[T any](inputs []string, out string, cmp func(a, b *T) int) (int, error) {
 	h := &cursorHeap[T]{cmp: cmp}
 	defer func() {
 		for _, c := range h.cs {
-			c.r.Close()
-			c.f.Close()
+			c.close()
 		}
 	}()
 	var inRows int64
@@ -80,13 +117,16 @@ func mergeFiles[T any](inputs []string, out string, cmp func(a, b T) int) (int, 
 		if err != nil {
 			return 0, fmt.Errorf("cannot open %s: %w", p, err)
 		}
-		r := pq.NewGenericReader[T](f)
-		inRows += r.NumRows()
-		c := &cursor[T]{f: f, r: r, buf: make([]T, 0, max(1, min(mergeBatch, int(r.NumRows())))), ord: i, i: -1}
+		r, n, err := openRows[T](f)
+		if err != nil {
+			f.Close()
+			return 0, err
+		}
+		inRows += n
+		c := &cursor[T]{f: f, r: r, buf: make([]T, 0, max(1, min(mergeBatch, int(n)))), ord: i, i: -1}
 		ok, err := c.next()
 		if err != nil || !ok {
-			c.r.Close()
-			f.Close()
+			c.close()
 			if err != nil {
 				return 0, err
 			}
@@ -94,7 +134,7 @@ func mergeFiles[T any](inputs []string, out string, cmp func(a, b T) int) (int, 
 		}
 		h.cs = append(h.cs, c)
 	}
-	heap.Init(h)
+	h.init()
 
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return 0, fmt.Errorf("cannot create %s: %w", filepath.Dir(out), err)
@@ -112,22 +152,27 @@ func mergeFiles[T any](inputs []string, out string, cmp func(a, b T) int) (int, 
 	w := pq.NewGenericWriter[T](f, writeOptions()...)
 	batch := make([]T, 0, max(1, min(mergeBatch, int(inRows))))
 	total := 0
+	var prev *T // the last row kept: in batch, or &last once written
 	var last T
-	have := false
-	for h.Len() > 0 {
+	for len(h.cs) > 0 {
 		c := h.cs[0]
-		row := c.buf[c.i]
-		if !have || cmp(last, row) != 0 {
-			if have && cmp(last, row) > 0 {
-				return fail(fmt.Errorf("cannot merge: %s is not sorted", c.f.Name()))
-			}
-			batch = append(batch, row)
-			last, have = row, true
+		row := &c.buf[c.i]
+		d := -1
+		if prev != nil {
+			d = cmp(prev, row)
+		}
+		if d > 0 {
+			return fail(fmt.Errorf("cannot merge: %s is not sorted", c.f.Name()))
+		}
+		if d < 0 {
+			batch = append(batch, *row)
+			prev = &batch[len(batch)-1]
 			if len(batch) == cap(batch) {
 				if _, err := w.Write(batch); err != nil {
 					return fail(fmt.Errorf("cannot write %s: %w", tmp, err))
 				}
 				total += len(batch)
+				last, prev = batch[len(batch)-1], &last
 				batch = batch[:0]
 			}
 		}
@@ -136,11 +181,10 @@ func mergeFiles[T any](inputs []string, out string, cmp func(a, b T) int) (int, 
 			return fail(err)
 		}
 		if ok {
-			heap.Fix(h, 0)
+			h.down(0)
 		} else {
-			heap.Pop(h)
-			c.r.Close()
-			c.f.Close()
+			h.popTop()
+			c.close()
 		}
 	}
 	if len(batch) > 0 {

@@ -74,8 +74,47 @@ type Sink struct {
 
 // table is the buffer of one dataset: rows per final partition directory.
 type table[T any] struct {
-	cmp  func(a, b T) int
+	cmp  func(a, b *T) int
 	bufs map[string]*buffer[T]
+	// byVenue finds the buffer of a (UTC day number, venue) without
+	// formatting the day and joining the directory path for every row.
+	byVenue map[venueDay]*buffer[T]
+}
+
+type venueDay struct {
+	day   int64 // days since 1970-01-01 UTC
+	venue string
+}
+
+// dayNumber is the UTC day of the Unix time ns, as days since the epoch.
+func dayNumber(ns int64) int64 {
+	const d = int64(24 * time.Hour)
+	q := ns / d
+	if ns%d < 0 {
+		q--
+	}
+	return q
+}
+
+// addByVenue buffers row in the partition of venue and the UTC day of ns,
+// whose directory dirOf returns for the day; it returns the day.
+func (t *table[T]) addByVenue(ns int64, venue string, dirOf func(day string) string, row T) string {
+	k := venueDay{dayNumber(ns), venue}
+	b := t.byVenue[k]
+	if b == nil {
+		day := datasets.Day(time.Unix(k.day*86400, 0))
+		dir := dirOf(day)
+		if b = t.bufs[dir]; b == nil {
+			b = &buffer[T]{day: day}
+			t.bufs[dir] = b
+		}
+		if t.byVenue == nil {
+			t.byVenue = map[venueDay]*buffer[T]{}
+		}
+		t.byVenue[k] = b
+	}
+	b.rows = append(b.rows, row)
+	return b.day
 }
 
 type buffer[T any] struct {
@@ -203,8 +242,9 @@ func (s *Sink) AddCandle(c *schemas.Candle) error {
 	if err := checkPart("venue", c.Venue); err != nil {
 		return err
 	}
-	day := datasets.Day(time.Unix(0, c.StartNs))
-	s.candles.add(datasets.CandleDir(s.root, datasets.Interval1m, day, c.Venue), day, CandleRowOf(c))
+	day := s.candles.addByVenue(c.StartNs, c.Venue, func(day string) string {
+		return datasets.CandleDir(s.root, datasets.Interval1m, day, c.Venue)
+	}, CandleRowOf(c))
 	s.mark(day)
 	s.observe(streamCandles, c.StartNs+c.IntervalNs)
 	return nil
@@ -236,8 +276,9 @@ func (s *Sink) AddTrade(t *schemas.Trade) error {
 	if err := checkPart("venue", t.Venue); err != nil {
 		return err
 	}
-	day := datasets.Day(time.Unix(0, t.EventTimeNs))
-	s.trades.add(datasets.TradeDir(s.root, day, t.Venue), day, TradeRowOf(t))
+	day := s.trades.addByVenue(t.EventTimeNs, t.Venue, func(day string) string {
+		return datasets.TradeDir(s.root, day, t.Venue)
+	}, TradeRowOf(t))
 	s.mark(day)
 	s.observe(streamTrades, t.EventTimeNs)
 	return nil
@@ -296,6 +337,7 @@ func flushTable[T any](s *Sink, t *table[T]) error {
 			return fmt.Errorf("cannot write a part file: %w", err)
 		}
 		delete(t.bufs, dir)
+		clear(t.byVenue)
 		if err := mergeParts(s, staged, t.cmp); err != nil {
 			return err
 		}
@@ -313,7 +355,7 @@ const mergeFanIn = 8
 // mergeParts merges the parts of the lowest level that has mergeFanIn of
 // them into one part of the next level (written before the inputs are
 // deleted; a crash in between leaves duplicates that compaction drops).
-func mergeParts[T any](s *Sink, staged string, cmp func(a, b T) int) error {
+func mergeParts[T any](s *Sink, staged string, cmp func(a, b *T) int) error {
 	parts, err := filepath.Glob(filepath.Join(staged, "part-*.parquet"))
 	if err != nil {
 		panic("BUG: bad glob")
@@ -422,7 +464,7 @@ func (s *Sink) CompactDay(day string) error {
 
 // compactDir merges the parts in the staging directory staged, and the day
 // file of its partition if it exists, into that day file.
-func compactDir[T any](root, staged string, cmp func(a, b T) int) error {
+func compactDir[T any](root, staged string, cmp func(a, b *T) int) error {
 	parts, err := filepath.Glob(filepath.Join(staged, "part-*.parquet"))
 	if err != nil {
 		panic("BUG: bad glob")
@@ -455,11 +497,11 @@ func compactDir[T any](root, staged string, cmp func(a, b T) int) error {
 
 // sortDedupe sorts rows by cmp, stably, and keeps the first of each run of
 // equal keys.
-func sortDedupe[T any](rows []T, cmp func(a, b T) int) []T {
-	slices.SortStableFunc(rows, func(a, b T) int { return cmp(a, b) })
+func sortDedupe[T any](rows []T, cmp func(a, b *T) int) []T {
+	slices.SortStableFunc(rows, func(a, b T) int { return cmp(&a, &b) })
 	out := rows[:0]
 	for i := range rows {
-		if len(out) > 0 && cmp(out[len(out)-1], rows[i]) == 0 {
+		if len(out) > 0 && cmp(&out[len(out)-1], &rows[i]) == 0 {
 			continue
 		}
 		out = append(out, rows[i])
