@@ -251,3 +251,29 @@ func FuzzVerifySolanaSignIn(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkVerifySolanaSignIn is the cost of one SIWS proof: header decode,
+// checks, SIWS text, base58 and ed25519 (the nonce store is in memory).
+func BenchmarkVerifySolanaSignIn(b *testing.B) {
+	p := siwsProof(b, solanaKey)
+	h, err := EncodeHeader(p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	v := solanaVerifier()
+	b.ReportAllocs()
+	cpu0 := cpuTime()
+	for b.Loop() {
+		q, err := DecodeSignIn(h)
+		if err != nil {
+			b.Fatal(err)
+		}
+		v.Store = &usedProofs{}
+		if _, err := v.Verify(b.Context(), q); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if d := (cpuTime() - cpu0).Seconds(); d > 0 {
+		b.ReportMetric(float64(b.N)/d, "proofs/cpu-s")
+	}
+}
