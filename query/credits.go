@@ -120,14 +120,14 @@ func init() {
 		{"balanceUsd", described(tString, "Balance of the key after the purchase, decimal USD.")},
 		{"balanceMicroUsd", described(tCount, "Balance of the key after the purchase in micro-USD.")},
 		{"wallet", described(obj{{"type", []string{"string", "null"}}},
-			"The paying wallet; signing in with it (SIGN-IN-WITH-X) spends the same balance as the key.")},
+			"The paying wallet's id, CAIP-2 namespace and address (eip155:0x… in lower case, or solana:<base58>); signing in with it (SIGN-IN-WITH-X) spends the same balance as the key. Null when the facilitator named no payer.")},
 		{"network", described(tString, "CAIP-2 network of the payment.")},
 		{"asset", described(tString, "Asset symbol of the payment: USDC or EURC.")},
 	}))
 	registerSchema("CreditsBalance", object("Balance of an API key (docs/credits.md).", obj{
 		{"balanceUsd", described(tString, "Decimal USD.")},
 		{"balanceMicroUsd", described(tCount, "Micro-USD (USDC atomic units).")},
-		{"wallets", described(tArray(tString), "Wallets whose sign-in spends this balance, sorted; never null.")},
+		{"wallets", described(tArray(tString), "Ids (eip155:0x… or solana:<base58>) of the wallets whose sign-in spends this balance, sorted; never null.")},
 		{"keys", described(tCount, "Number of API keys sharing this balance.")},
 	}))
 	registerSchema("CreditsError", object("Error body of the credits routes.", obj{
@@ -223,9 +223,16 @@ func (s *Server) buyHandler(p creditPack) fiber.Handler {
 		if err != nil {
 			return err
 		}
+		// The paying wallet holds the credit under its (namespace, address)
+		// id; a payer the facilitator reported in an unknown form links no
+		// wallet (the key still holds the credit).
+		wallet, werr := ledger.WalletID(pay.Network, pay.Payer)
+		if werr != nil && pay.Payer != "" {
+			s.d.Logger.Warn("credit pack payer is not a wallet the ledger keys", "network", pay.Network, "err", werr)
+		}
 		res, err := s.d.Ledger.Buy(c.Context(), ledger.Purchase{
 			APIKey:         key,
-			Wallet:         pay.Payer,
+			Wallet:         wallet,
 			CreditMicroUSD: p.creditMicroUSD,
 			Route:          route,
 			Reason:         "pack " + p.name + " paid in " + pay.AssetSymbol + " on " + pay.Network,
@@ -257,8 +264,8 @@ func (s *Server) buyHandler(p creditPack) fiber.Handler {
 		if res.APIKey != "" {
 			body.APIKey = &res.APIKey
 		}
-		if w := ledger.NormalizeWallet(pay.Payer); w != "" {
-			body.Wallet = &w
+		if wallet != "" {
+			body.Wallet = &wallet
 		}
 		b, err := json.Marshal(body)
 		if err != nil {

@@ -91,12 +91,12 @@ func TestCreditsBuyAndBalance(t *testing.T) {
 	}
 	if buy.APIKey == nil || !ledger.WellFormedKey(*buy.APIKey) || buy.ToppedUp || buy.CreditMicroUSD != 22_000_000 ||
 		buy.BalanceMicroUSD != 22_000_000 || buy.BalanceUSD != "22" || buy.PriceUSD != "20" ||
-		buy.Wallet == nil || *buy.Wallet != strings.ToLower(wallet) || buy.Asset != "EURC" {
+		buy.Wallet == nil || *buy.Wallet != "eip155:"+strings.ToLower(wallet) || buy.Asset != "EURC" {
 		t.Fatalf("purchase %+v", buy)
 	}
 	key := *buy.APIKey
 	// The paying wallet shares the key's balance; the pack is not granted twice.
-	if bal, _ := l.WalletBalance(ctx, wallet); bal != 22_000_000 {
+	if bal, _ := l.WalletBalance(ctx, "eip155:"+wallet); bal != 22_000_000 {
 		t.Fatalf("wallet balance %d, want 22000000", bal)
 	}
 	// Top-up of the key: no new key.

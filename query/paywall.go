@@ -98,7 +98,7 @@ func NewPaywall(cfg PaywallConfig) (*X402Paywall, error) {
 	origin := u.Scheme + "://" + u.Host
 	var chains []string
 	for _, o := range cfg.Offers {
-		if x402.IsEVM(o.Network) && !slices.Contains(chains, o.Network) {
+		if (x402.IsEVM(o.Network) || x402.IsSolana(o.Network)) && !slices.Contains(chains, o.Network) {
 			chains = append(chains, o.Network)
 		}
 	}

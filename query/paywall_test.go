@@ -380,7 +380,7 @@ func TestPaywallCredits(t *testing.T) {
 func TestPaywallSignIn(t *testing.T) {
 	f := newPayFixture(t, nil)
 	wallet := crypto.PubkeyToAddress(f.payer.PublicKey)
-	if err := f.store.CreditWallet(t.Context(), strings.ToLower(wallet.Hex()), symbolPrice, "test", "w-1"); err != nil {
+	if err := f.store.CreditWallet(t.Context(), "eip155:"+strings.ToLower(wallet.Hex()), symbolPrice, "test", "w-1"); err != nil {
 		t.Fatal(err)
 	}
 	proof := func() map[string]string {

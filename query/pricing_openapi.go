@@ -18,11 +18,11 @@ func init() {
 		{"error", described(tString, "Why the call was not served: payment_required, an x402 reason (e.g. invalid_exact_evm_payload_signature, insufficient_funds), invalid_api_key, insufficient_credit or a siwx_ reason.")},
 		{"resource", object("The resource.", obj{{"url", tString}, {"description", tString}, {"mimeType", tString}})},
 		{"accepts", tArray(ref("PaymentRequirements"))},
-		{"extensions", obj{{"description", "sign-in-with-x: the CAIP-122 challenge (info, supportedChains, schema); absent on x402-only routes."}, {"type", "object"}}},
+		{"extensions", obj{{"description", "sign-in-with-x: the CAIP-122 challenge (info, supportedChains, schema); supportedChains lists every configured eip155 network (type eip191: SIWE, EIP-1271) and solana network (type ed25519: SIWS, base58 address and signature); absent on x402-only routes."}, {"type", "object"}}},
 		{"message", tString},
 		{"price", object("The price of the call.", obj{{"usd", tString}, {"microUsd", tCount}})},
 		{"signIn", object("Present when a signed-in wallet's credit does not cover the call.", obj{
-			{"wallet", tString}, {"balanceMicroUsd", tInteger}, {"priceMicroUsd", tCount}, {"covered", tBool}, {"message", tString},
+			{"wallet", described(tString, "The wallet's ledger id: CAIP-2 namespace and address, eip155:0x… (lower case) or solana:<base58>.")}, {"balanceMicroUsd", tInteger}, {"priceMicroUsd", tCount}, {"covered", tBool}, {"message", tString},
 		})},
 		{"charged", tConst(false)},
 	}, "x402Version", "error", "resource", "accepts", "message", "price", "charged"))

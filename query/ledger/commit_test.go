@@ -102,7 +102,7 @@ func TestConformanceBatchIsolation(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		w := "0xDDDD000000000000000000000000000000000004"
+		w := "eip155:0xdddd000000000000000000000000000000000004"
 		if err := s.CreditWallet(ctx, w, 3_000, "test", reqID()); err != nil {
 			t.Fatal(err)
 		}
@@ -179,7 +179,7 @@ func TestConformanceBatchCommitFails(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		w := "0xEEEE000000000000000000000000000000000005"
+		w := "eip155:0xeeee000000000000000000000000000000000005"
 		if err := s.CreditWallet(ctx, w, 3_000, "test", reqID()); err != nil {
 			t.Fatal(err)
 		}

@@ -221,7 +221,7 @@ func TestConformanceConcurrentDebits(t *testing.T) {
 		mustBalance(t, s, key, 0)
 
 		// The same on a wallet's credit (sign-in with wallet).
-		w := "0xCCCC000000000000000000000000000000000003"
+		w := "eip155:0xCCCC000000000000000000000000000000000003"
 		if err := s.CreditWallet(ctx, w, 50*price, "test", reqID()); err != nil {
 			t.Fatal(err)
 		}
@@ -273,7 +273,7 @@ func TestConformanceConcurrentOpen(t *testing.T) {
 func TestConformanceWalletAndPurchase(t *testing.T) {
 	conformance(t, func(t *testing.T, s *SQL, _ func() *SQL) {
 		ctx := context.Background()
-		w := "0xAAAA000000000000000000000000000000000001"
+		w := "eip155:0xAAAA000000000000000000000000000000000001"
 		if bal, err := s.WalletBalance(ctx, w); err != nil || bal != 0 {
 			t.Fatalf("unknown wallet balance %d, %v", bal, err)
 		}
@@ -310,7 +310,7 @@ func TestConformanceWalletAndPurchase(t *testing.T) {
 		}
 		// A second wallet with its own credit tops up the key: its account
 		// merges into the key's.
-		w2 := "0xBBBB000000000000000000000000000000000002"
+		w2 := "solana:9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM"
 		if err := s.CreditWallet(ctx, w2, 1_000, "operator", reqID()); err != nil {
 			t.Fatal(err)
 		}
@@ -346,8 +346,8 @@ func TestConformanceBalancesEqualEntries(t *testing.T) {
 		ctx := context.Background()
 		rng := rand.New(rand.NewPCG(1, 2))
 		m := newModel()
-		wallets := []string{"0x00000000000000000000000000000000000000a1", "0x00000000000000000000000000000000000000a2",
-			"0x00000000000000000000000000000000000000a3", "So1anaWa11etBase58xyz"}
+		wallets := []string{"eip155:0x00000000000000000000000000000000000000a1", "eip155:0x00000000000000000000000000000000000000A2",
+			"eip155:0x00000000000000000000000000000000000000a3", "solana:So1anaWa11etBase58xyzSo1anaWa11etBase5"}
 		type debitRec struct {
 			key, wallet string
 			c           Charge

@@ -54,12 +54,14 @@ type Store interface {
 	DebitKey(ctx context.Context, apiKey string, c Charge) error
 	// RefundKey gives back a debit made by DebitKey.
 	RefundKey(ctx context.Context, apiKey string, c Charge) error
-	// DebitWallet takes c from the credit of a wallet (lower-case 0x
-	// address, or a Solana base58 address); ErrInsufficientCredit leaves it
-	// unchanged.
+	// DebitWallet takes c from the credit of a wallet, named by its id
+	// (WalletID: "eip155:0x…" or "solana:…"); ErrInsufficientCredit leaves
+	// it unchanged, ErrInvalidWallet refuses an id without a known
+	// namespace.
 	DebitWallet(ctx context.Context, wallet string, c Charge) error
 	// RefundWallet gives back a debit made by DebitWallet.
 	RefundWallet(ctx context.Context, wallet string, c Charge) error
-	// WalletBalance is the wallet's credit in micro-USD (0 when unknown).
+	// WalletBalance is the credit of the wallet with that id in micro-USD
+	// (0 when unknown).
 	WalletBalance(ctx context.Context, wallet string) (int64, error)
 }

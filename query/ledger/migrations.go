@@ -117,6 +117,24 @@ var migrations = []migration{
 			`CREATE INDEX entries_wallet ON entries(wallet) WHERE wallet IS NOT NULL`,
 		},
 	},
+	{
+		version: 3,
+		name:    "wallets keyed by CAIP-2 namespace and address",
+		// Before, a wallet was its bare address: 0x… for EVM, base58 for
+		// Solana. Now it is WalletID's "namespace:address", so the two
+		// families can never collide.
+		sqlite:   walletNamespaces,
+		postgres: walletNamespaces,
+	},
+}
+
+// walletNamespaces prefixes the bare wallet addresses of version 2 with
+// their namespace; both dialects run the same statements.
+var walletNamespaces = []string{
+	`UPDATE wallets SET address = 'eip155:' || address WHERE address LIKE '0x%'`,
+	`UPDATE wallets SET address = 'solana:' || address WHERE address NOT LIKE '%:%'`,
+	`UPDATE entries SET wallet = 'eip155:' || wallet WHERE wallet LIKE '0x%'`,
+	`UPDATE entries SET wallet = 'solana:' || wallet WHERE wallet IS NOT NULL AND wallet NOT LIKE '%:%'`,
 }
 
 // migrationLockID is the PostgreSQL advisory lock that serialises replicas

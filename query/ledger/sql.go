@@ -250,13 +250,3 @@ func micros(t time.Time) int64 {
 	}
 	return t.UnixMicro()
 }
-
-// NormalizeWallet lower-cases a 0x (EVM) address and leaves any other
-// address (Solana base58 is case-sensitive) as it is.
-func NormalizeWallet(w string) string {
-	w = strings.TrimSpace(w)
-	if len(w) > 2 && (w[:2] == "0x" || w[:2] == "0X") {
-		return strings.ToLower(w)
-	}
-	return w
-}

@@ -215,7 +215,7 @@ func (s *SQL) linkWallet(ctx context.Context, tx *sql.Tx, wallet string, account
 func (s *SQL) ReserveNonce(ctx context.Context, network, payer, nonce string, expires time.Time) error {
 	res, err := s.db.ExecContext(ctx, s.q(`INSERT INTO used_nonces (network, payer, nonce, expires_at, created_at)
 		VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`),
-		network, NormalizeWallet(payer), strings.ToLower(nonce), expires.UnixMicro(), time.Now().UnixMicro())
+		network, normalizePayer(payer), strings.ToLower(nonce), expires.UnixMicro(), time.Now().UnixMicro())
 	if err != nil {
 		return fmt.Errorf("cannot reserve payment nonce: %w", err)
 	}
@@ -286,7 +286,11 @@ func (s *SQL) DebitWallet(ctx context.Context, wallet string, c Charge) error {
 	if c.AmountMicroUSD <= 0 {
 		return ErrInvalidAmount
 	}
-	return s.commit.submit(ctx, s.debitOp(walletCred, NormalizeWallet(wallet), c))
+	w, err := ParseWalletID(wallet)
+	if err != nil {
+		return err
+	}
+	return s.commit.submit(ctx, s.debitOp(walletCred, w, c))
 }
 
 // RefundWallet implements Store, with the rules of RefundKey.
@@ -294,14 +298,22 @@ func (s *SQL) RefundWallet(ctx context.Context, wallet string, c Charge) error {
 	if err := refundable(c); err != nil {
 		return err
 	}
-	return s.commit.submit(ctx, s.refundOp(walletCred, NormalizeWallet(wallet), c))
+	w, err := ParseWalletID(wallet)
+	if err != nil {
+		return err
+	}
+	return s.commit.submit(ctx, s.refundOp(walletCred, w, c))
 }
 
 // WalletBalance implements Store.
 func (s *SQL) WalletBalance(ctx context.Context, wallet string) (int64, error) {
+	w, err := ParseWalletID(wallet)
+	if err != nil {
+		return 0, err
+	}
 	var bal int64
-	err := s.db.QueryRowContext(ctx, s.q(`SELECT a.balance FROM wallets w JOIN accounts a ON a.id = w.account_id WHERE w.address = ?`),
-		NormalizeWallet(wallet)).Scan(&bal)
+	err = s.db.QueryRowContext(ctx, s.q(`SELECT a.balance FROM wallets w JOIN accounts a ON a.id = w.account_id WHERE w.address = ?`),
+		w).Scan(&bal)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, nil
 	}
@@ -370,7 +382,8 @@ type Account struct {
 	ID int64
 	// BalanceMicroUSD is the account's balance.
 	BalanceMicroUSD int64
-	// Wallets are the wallets whose sign-in spends the same balance, sorted.
+	// Wallets are the ids (WalletID) of the wallets whose sign-in spends
+	// the same balance, sorted.
 	Wallets []string
 	// Keys is the number of API keys of the account.
 	Keys int
@@ -417,9 +430,9 @@ func (s *SQL) CreditWallet(ctx context.Context, wallet string, amountMicroUSD in
 	if amountMicroUSD <= 0 {
 		return ErrInvalidAmount
 	}
-	w := NormalizeWallet(wallet)
-	if w == "" {
-		return errors.New("cannot credit a wallet: empty address")
+	w, err := ParseWalletID(wallet)
+	if err != nil {
+		return fmt.Errorf("cannot credit a wallet: %w", err)
 	}
 	return s.tx(ctx, func(tx *sql.Tx) error {
 		now := time.Now().UnixMicro()
@@ -447,7 +460,8 @@ func (s *SQL) CreditWallet(ctx context.Context, wallet string, amountMicroUSD in
 type Purchase struct {
 	// APIKey is the key to top up; "" buys a new key.
 	APIKey string
-	// Wallet is the paying wallet; "" when unknown (no wallet is linked).
+	// Wallet is the id (WalletID) of the paying wallet; "" when unknown (no
+	// wallet is linked).
 	Wallet string
 	// CreditMicroUSD is the pack's credit; > 0.
 	CreditMicroUSD int64
@@ -483,7 +497,13 @@ func (s *SQL) Buy(ctx context.Context, p Purchase) (PurchaseResult, error) {
 	if p.APIKey != "" && !WellFormedKey(p.APIKey) {
 		return PurchaseResult{}, ErrUnknownKey
 	}
-	w := NormalizeWallet(p.Wallet)
+	var w string
+	if p.Wallet != "" {
+		var err error
+		if w, err = ParseWalletID(p.Wallet); err != nil {
+			return PurchaseResult{}, err
+		}
+	}
 	var out PurchaseResult
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		out = PurchaseResult{}

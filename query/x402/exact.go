@@ -1,8 +1,8 @@
 package x402
 
 import (
+	"bytes"
 	"crypto/ecdsa"
-	"encoding/json"
 	"fmt"
 	"math/big"
 	"strings"
@@ -14,6 +14,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/math"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/signer/core/apitypes"
+	gojson "github.com/goccy/go-json"
 )
 
 // validBeforeBuffer is how long an authorization must still be valid when
@@ -22,6 +23,12 @@ const validBeforeBuffer = 6 * time.Second
 
 // secp256k1HalfN is the largest s FiatToken (USDC) accepts.
 var secp256k1HalfN = new(big.Int).Rsh(crypto.S256().Params().N, 1)
+
+// secp256k1HalfNBytes is secp256k1HalfN as a 32-byte big-endian word.
+var secp256k1HalfNBytes = func() (b [32]byte) {
+	secp256k1HalfN.FillBytes(b[:])
+	return b
+}()
 
 // Verified is an exact EIP-3009 payment whose signature, amount, recipient
 // and time window were checked; what settlement needs.
@@ -71,7 +78,7 @@ func VerifyExactEVM(p *PaymentPayload, req PaymentRequirements, now time.Time) (
 		return nil, ErrMissingDomain
 	}
 	var pl ExactEVMPayload
-	if err := json.Unmarshal(p.Payload, &pl); err != nil {
+	if err := gojson.Unmarshal(p.Payload, &pl); err != nil {
 		return nil, fmt.Errorf("%w: payload is not {signature, authorization}", ErrInvalidPayload)
 	}
 	a := pl.Authorization
@@ -100,10 +107,10 @@ func VerifyExactEVM(p *PaymentPayload, req PaymentRequirements, now time.Time) (
 	if v.ValidBefore, err = parseUint256("authorization.validBefore", a.ValidBefore); err != nil {
 		return nil, err
 	}
-	if v.ValidAfter.Cmp(big.NewInt(now.Unix())) > 0 {
+	if t := now.Unix(); !v.ValidAfter.IsInt64() || v.ValidAfter.Int64() > t {
 		return nil, ErrValidAfter
 	}
-	if v.ValidBefore.Cmp(big.NewInt(now.Add(validBeforeBuffer).Unix())) < 0 {
+	if t := now.Add(validBeforeBuffer).Unix(); v.ValidBefore.IsInt64() && v.ValidBefore.Int64() < t {
 		return nil, ErrValidBefore
 	}
 	nonce, err := hexutil.Decode(a.Nonce)
@@ -116,8 +123,6 @@ func VerifyExactEVM(p *PaymentPayload, req PaymentRequirements, now time.Time) (
 		return nil, fmt.Errorf("%w: signature is not 0x hex", ErrInvalidSignature)
 	}
 	if len(sig) != crypto.SignatureLength {
-		// Smart-wallet (EIP-1271, ERC-6492) signatures are longer; only
-		// EOA signatures are accepted.
 		return nil, fmt.Errorf("%w: %d bytes, want 65", ErrInvalidSignature, len(sig))
 	}
 	if sig[64] != 27 && sig[64] != 28 {
@@ -125,21 +130,25 @@ func VerifyExactEVM(p *PaymentPayload, req PaymentRequirements, now time.Time) (
 	}
 	v.V = sig[64]
 	v.R, v.S = common.BytesToHash(sig[:32]), common.BytesToHash(sig[32:64])
-	if new(big.Int).SetBytes(sig[32:64]).Cmp(secp256k1HalfN) > 0 {
+	// FiatToken's ECRecover rejects s in the upper half of the order; so do
+	// we (big-endian 32-byte words compare as numbers).
+	if bytes.Compare(v.S[:], secp256k1HalfNBytes[:]) > 0 {
 		return nil, ErrMalleableSignature
 	}
-	digest, err := AuthorizationDigest(domainOf(name, version, chainID, v.Asset), a)
+	sep, err := Domain{Name: name, Version: version, ChainID: chainID, VerifyingContract: v.Asset}.separator()
 	if err != nil {
 		return nil, err
 	}
-	rsv := make([]byte, 65)
-	copy(rsv, sig)
-	rsv[64] -= 27
-	pub, err := crypto.SigToPub(digest, rsv)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrInvalidSignature, err)
+	h := digest(sep, &authFields{from: v.Payer, to: v.To, value: v.Value, validAfter: v.ValidAfter, validBefore: v.ValidBefore, nonce: v.Nonce})
+	sig[64] -= 27
+	// crypto.Ecrecover is libsecp256k1 through cgo (signature_cgo.go) in
+	// cgo builds, the pure-Go decred code otherwise; it returns the 65-byte
+	// uncompressed key, whose keccak tail is the address.
+	pub, err := crypto.Ecrecover(h[:], sig)
+	if err != nil || len(pub) != 65 {
+		return nil, fmt.Errorf("%w: cannot recover the signer", ErrInvalidSignature)
 	}
-	if crypto.PubkeyToAddress(*pub) != v.Payer {
+	if common.BytesToAddress(crypto.Keccak256(pub[1:])[12:]) != v.Payer {
 		return nil, fmt.Errorf("%w: signer is not authorization.from", ErrInvalidSignature)
 	}
 	return v, nil
@@ -182,27 +191,63 @@ type Domain struct {
 	VerifyingContract common.Address
 }
 
-// domainSeparators caches the separator of each domain (a handful).
-var domainSeparators sync.Map // string -> []byte
-
-func domainOf(name, version string, chainID *big.Int, contract common.Address) Domain {
-	return Domain{Name: name, Version: version, ChainID: chainID, VerifyingContract: contract}
+// domainKey identifies a cached domain separator without formatting
+// strings or big integers.
+type domainKey struct {
+	name, version string
+	chainID       [32]byte
+	contract      common.Address
 }
 
-// Separator returns the EIP-712 domain separator of d, computed with
-// apitypes once per domain.
+// domainSeparators caches Separator per domain; a server quotes a handful.
+var domainSeparators sync.Map // domainKey -> common.Hash
+
+// EIP-712 type hashes of the EIP-3009 typed data, computed once.
+var (
+	domainTypeHash   = crypto.Keccak256Hash([]byte("EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)"))
+	transferTypeHash = crypto.Keccak256Hash([]byte("TransferWithAuthorization(address from,address to,uint256 value,uint256 validAfter,uint256 validBefore,bytes32 nonce)"))
+)
+
+// keccakPool recycles Keccak-256 states for the digests of the hot path.
+var keccakPool = sync.Pool{New: func() any { return crypto.NewKeccakState() }}
+
+func domainKeyOf(d Domain) (domainKey, error) {
+	k := domainKey{name: d.Name, version: d.Version, contract: d.VerifyingContract}
+	if d.ChainID == nil || d.ChainID.Sign() < 0 || d.ChainID.BitLen() > 256 {
+		return k, fmt.Errorf("%w: chain id out of range", ErrInvalidNetwork)
+	}
+	d.ChainID.FillBytes(k.chainID[:])
+	return k, nil
+}
+
+// Separator is the EIP-712 domain separator of d, computed once per domain:
+// keccak256(typeHash ‖ keccak256(name) ‖ keccak256(version) ‖ chainId ‖
+// verifyingContract), each word 32 bytes.
 func (d Domain) Separator() ([]byte, error) {
-	key := d.Name + "\x00" + d.Version + "\x00" + d.ChainID.String() + "\x00" + d.VerifyingContract.Hex()
-	if s, ok := domainSeparators.Load(key); ok {
-		return s.([]byte), nil
-	}
-	td := apitypes.TypedData{Types: eip3009Types, PrimaryType: "TransferWithAuthorization", Domain: d.typed()}
-	s, err := td.HashStruct("EIP712Domain", td.Domain.Map())
+	h, err := d.separator()
 	if err != nil {
-		return nil, fmt.Errorf("cannot hash the EIP-712 domain: %w", err)
+		return nil, err
 	}
-	domainSeparators.Store(key, []byte(s))
-	return s, nil
+	return h.Bytes(), nil
+}
+
+func (d Domain) separator() (common.Hash, error) {
+	k, err := domainKeyOf(d)
+	if err != nil {
+		return common.Hash{}, err
+	}
+	if s, ok := domainSeparators.Load(k); ok {
+		return s.(common.Hash), nil
+	}
+	var buf [5 * 32]byte
+	copy(buf[0:], domainTypeHash[:])
+	copy(buf[32:], crypto.Keccak256([]byte(d.Name)))
+	copy(buf[64:], crypto.Keccak256([]byte(d.Version)))
+	copy(buf[96:], k.chainID[:])
+	copy(buf[140:], d.VerifyingContract[:])
+	sep := crypto.Keccak256Hash(buf[:])
+	domainSeparators.Store(k, sep)
+	return sep, nil
 }
 
 func (d Domain) typed() apitypes.TypedDataDomain {
@@ -231,19 +276,69 @@ func TypedData(d Domain, a Authorization) apitypes.TypedData {
 	}
 }
 
-// AuthorizationDigest is keccak256(0x1901 ‖ domainSeparator ‖
-// hashStruct(TransferWithAuthorization)) of a, with apitypes.
+// AuthorizationDigest is the EIP-712 digest a wallet signs for a:
+// keccak256(0x1901 ‖ domainSeparator ‖ hashStruct(a)). Numbers are decimal
+// strings of at most 256 bits, addresses 0x hex, nonce 32 bytes of 0x hex.
 func AuthorizationDigest(d Domain, a Authorization) ([]byte, error) {
-	sep, err := d.Separator()
+	sep, err := d.separator()
 	if err != nil {
 		return nil, err
 	}
-	td := TypedData(d, a)
-	h, err := td.HashStruct(td.PrimaryType, td.Message)
-	if err != nil {
-		return nil, fmt.Errorf("%w: cannot hash the authorization: %v", ErrInvalidPayload, err)
+	if !common.IsHexAddress(a.From) || !common.IsHexAddress(a.To) {
+		return nil, fmt.Errorf("%w: authorization.from and .to must be addresses", ErrInvalidPayload)
 	}
-	return crypto.Keccak256([]byte{0x19, 0x01}, sep, h), nil
+	var f authFields
+	f.from, f.to = common.HexToAddress(a.From), common.HexToAddress(a.To)
+	for _, n := range []struct {
+		name, s string
+		dst     **big.Int
+	}{{"authorization.value", a.Value, &f.value}, {"authorization.validAfter", a.ValidAfter, &f.validAfter}, {"authorization.validBefore", a.ValidBefore, &f.validBefore}} {
+		if *n.dst, err = parseUint256(n.name, n.s); err != nil {
+			return nil, err
+		}
+	}
+	nonce, err := hexutil.Decode(a.Nonce)
+	if err != nil || len(nonce) != 32 {
+		return nil, fmt.Errorf("%w: authorization.nonce must be 0x and 32 bytes of hex", ErrInvalidPayload)
+	}
+	f.nonce = common.BytesToHash(nonce)
+	h := digest(sep, &f)
+	return h[:], nil
+}
+
+// authFields are the parsed words of a TransferWithAuthorization.
+type authFields struct {
+	from, to                       common.Address
+	value, validAfter, validBefore *big.Int
+	nonce                          common.Hash
+}
+
+// digest hashes f under the domain separator sep without reflection or
+// allocation: hashStruct is keccak256 of the type hash and the six 32-byte
+// words, then keccak256(0x1901 ‖ sep ‖ hashStruct).
+func digest(sep common.Hash, f *authFields) common.Hash {
+	var buf [7 * 32]byte
+	copy(buf[0:], transferTypeHash[:])
+	copy(buf[32+12:], f.from[:])
+	copy(buf[64+12:], f.to[:])
+	f.value.FillBytes(buf[96:128])
+	f.validAfter.FillBytes(buf[128:160])
+	f.validBefore.FillBytes(buf[160:192])
+	copy(buf[192:], f.nonce[:])
+	k := keccakPool.Get().(crypto.KeccakState)
+	defer keccakPool.Put(k)
+	var structHash, out common.Hash
+	k.Reset()
+	k.Write(buf[:])
+	k.Read(structHash[:])
+	var msg [2 + 64]byte
+	msg[0], msg[1] = 0x19, 0x01
+	copy(msg[2:], sep[:])
+	copy(msg[34:], structHash[:])
+	k.Reset()
+	k.Write(msg[:])
+	k.Read(out[:])
+	return out
 }
 
 // SignAuthorization signs a with key for d and returns the 65-byte r‖s‖v
@@ -272,5 +367,5 @@ func DomainFor(req PaymentRequirements) (Domain, error) {
 	if name == "" || version == "" {
 		return Domain{}, ErrMissingDomain
 	}
-	return domainOf(name, version, chainID, common.HexToAddress(req.Asset)), nil
+	return Domain{Name: name, Version: version, ChainID: chainID, VerifyingContract: common.HexToAddress(req.Asset)}, nil
 }

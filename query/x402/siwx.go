@@ -2,12 +2,14 @@ package x402
 
 import (
 	"context"
+	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math/big"
+	"slices"
 	"strings"
 	"time"
 
@@ -67,6 +69,13 @@ type SignInProof struct {
 	SignatureScheme string `json:"signatureScheme,omitempty"`
 }
 
+// Signature types of supportedChains and of a proof's type.
+const (
+	signTypeEIP191  = "eip191"
+	signTypeEIP1271 = "eip1271"
+	signTypeEd25519 = "ed25519"
+)
+
 // ErrSignInUsed: the proof was presented before.
 var ErrSignInUsed = errors.New("sign-in proof already used")
 
@@ -106,13 +115,16 @@ type ProofStore interface {
 // SignIn issues Sign-In-With-X challenges and verifies proofs for one
 // public origin. EVM proofs are EIP-4361 (SIWE) messages signed with
 // EIP-191; a contract wallet is checked with EIP-1271 isValidSignature over
-// RPC when Callers has a client for its chain.
+// RPC when Callers has a client for its chain. Solana proofs are the same
+// CAIP-122 text saying "Solana account" (SIWS), signed with the wallet's
+// ed25519 key; address and signature are base58.
 type SignIn struct {
 	// Domain is our host without port; a proof for another domain fails.
 	Domain string
 	// Origin is scheme://host[:port]; a proof's uri must start with it.
 	Origin string
-	// Chains are the chains offered in supportedChains (eip155 only).
+	// Chains are the chains offered in supportedChains: eip155 networks
+	// (type eip191) and solana networks (type ed25519); others are ignored.
 	Chains []string
 	// Statement is the human-readable line of the challenge.
 	Statement string
@@ -153,8 +165,11 @@ func (s *SignIn) Challenge(resourceURL string) SignInExtension {
 		Schema: signInSchemaJSON,
 	}
 	for _, c := range s.Chains {
-		if IsEVM(c) {
-			ext.SupportedChains = append(ext.SupportedChains, SupportedChain{ChainID: c, Type: "eip191"})
+		switch {
+		case IsEVM(c):
+			ext.SupportedChains = append(ext.SupportedChains, SupportedChain{ChainID: c, Type: signTypeEIP191})
+		case IsSolana(c):
+			ext.SupportedChains = append(ext.SupportedChains, SupportedChain{ChainID: c, Type: signTypeEd25519})
 		}
 	}
 	return ext
@@ -180,12 +195,41 @@ func SIWEMessage(p *SignInProof) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	return caip122Message(p, "Ethereum", chainID.String()), nil
+}
+
+// solanaClusters are the names older @x402/extensions releases wrote as the
+// SIWS "Chain ID:" instead of the genesis-hash reference.
+var solanaClusters = map[string]string{
+	"5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp": "mainnet",
+	"EtWTRABZaYq6iMfeYKouRu166VU2xqa1": "devnet",
+	"4uhcVJyU9pJkvQyS88uRDiswHXSCkY3z": "testnet",
+}
+
+// SIWSMessage is the CAIP-122 text a Solana wallet signs for p, as
+// @x402/extensions' formatSIWSMessage writes it: the SIWE layout with
+// "Solana account" in the first line and the CAIP-2 reference (the genesis
+// hash) as Chain ID. chainID overrides that Chain ID when not empty.
+func SIWSMessage(p *SignInProof, chainID string) (string, error) {
+	ref, ok := strings.CutPrefix(p.ChainID, namespaceSolana+":")
+	if !ok || ref == "" {
+		return "", fmt.Errorf("%w: %q is not a solana network", ErrInvalidNetwork, p.ChainID)
+	}
+	if chainID == "" {
+		chainID = ref
+	}
+	return caip122Message(p, "Solana", chainID), nil
+}
+
+// caip122Message writes the EIP-4361 layout shared by SIWE and SIWS.
+func caip122Message(p *SignInProof, account, chainID string) string {
 	var b strings.Builder
-	b.WriteString(p.Domain + " wants you to sign in with your Ethereum account:\n" + p.Address + "\n")
+	b.Grow(256 + len(p.Statement) + len(p.URI)*2)
+	b.WriteString(p.Domain + " wants you to sign in with your " + account + " account:\n" + p.Address + "\n")
 	if p.Statement != "" {
 		b.WriteString("\n" + p.Statement + "\n")
 	}
-	b.WriteString("\nURI: " + p.URI + "\nVersion: " + p.Version + "\nChain ID: " + chainID.String() +
+	b.WriteString("\nURI: " + p.URI + "\nVersion: " + p.Version + "\nChain ID: " + chainID +
 		"\nNonce: " + p.Nonce + "\nIssued At: " + p.IssuedAt)
 	if p.ExpirationTime != "" {
 		b.WriteString("\nExpiration Time: " + p.ExpirationTime)
@@ -202,14 +246,17 @@ func SIWEMessage(p *SignInProof) (string, error) {
 			b.WriteString("\n- " + r)
 		}
 	}
-	return b.String(), nil
+	return b.String()
 }
 
-// Verify checks p: our domain, a uri under our origin, a supported chain,
-// issuedAt within the last 5 minutes and not in the future, expirationTime
-// and notBefore, the signature (EOA recovery, else EIP-1271 when an RPC is
-// configured), then reserves the proof so it is accepted once. It returns
-// the wallet as a lower-case 0x address.
+// Verify checks p: our domain, a uri under our origin, a supported chain, a
+// nonce of 8 to 64 letters and digits, issuedAt within the last 5 minutes
+// and not in the future, expirationTime and notBefore, then the signature:
+// for eip155 chains EOA recovery, else EIP-1271 when an RPC is configured;
+// for solana chains ed25519 over the SIWS text. It then reserves the nonce,
+// so a proof (and any other proof with its nonce) is accepted once ever.
+// It returns the wallet's ledger id (ledger.WalletID): "eip155:0x…" in
+// lower case or "solana:<base58>".
 func (s *SignIn) Verify(ctx context.Context, p *SignInProof) (string, error) {
 	if p.Domain != s.Domain || !strings.HasPrefix(p.URI, s.Origin) {
 		return "", ErrSignInDomain
@@ -217,15 +264,11 @@ func (s *SignIn) Verify(ctx context.Context, p *SignInProof) (string, error) {
 	if p.Version != "1" {
 		return "", fmt.Errorf("%w: version %q", ErrSignInInvalid, p.Version)
 	}
-	supported := false
-	for _, c := range s.Chains {
-		supported = supported || (c == p.ChainID && IsEVM(c))
-	}
-	if !supported || (p.Type != "" && p.Type != "eip191" && p.Type != "eip1271") {
+	if !slices.Contains(s.Chains, p.ChainID) {
 		return "", fmt.Errorf("%w: %q", ErrSignInUnsupported, p.ChainID)
 	}
-	if !common.IsHexAddress(p.Address) {
-		return "", fmt.Errorf("%w: address", ErrSignInInvalid)
+	if !validNonce(p.Nonce) {
+		return "", fmt.Errorf("%w: nonce must be 8 to 64 letters and digits", ErrSignInInvalid)
 	}
 	now := s.now()
 	issued, err := time.Parse(time.RFC3339Nano, p.IssuedAt)
@@ -247,6 +290,50 @@ func (s *SignIn) Verify(ctx context.Context, p *SignInProof) (string, error) {
 			return "", ErrSignInExpired
 		}
 	}
+	var wallet string
+	switch {
+	case IsEVM(p.ChainID):
+		wallet, err = s.verifyEVM(ctx, p)
+	case IsSolana(p.ChainID):
+		wallet, err = verifySolana(p)
+	default:
+		err = fmt.Errorf("%w: %q", ErrSignInUnsupported, p.ChainID)
+	}
+	if err != nil {
+		return "", err
+	}
+	if err := s.Store.ReserveProof(ctx, "siwx:nonce:"+p.Nonce, issued.Add(SignInMaxAge+signInSkew)); err != nil {
+		if errors.Is(err, ledger.ErrProofUsed) {
+			return "", ErrSignInUsed
+		}
+		return "", fmt.Errorf("cannot reserve the sign-in proof: %w", err)
+	}
+	return wallet, nil
+}
+
+// validNonce: EIP-4361 nonces are at least 8 alphanumerics; 64 bounds the
+// ids we store.
+func validNonce(n string) bool {
+	if len(n) < 8 || len(n) > 64 {
+		return false
+	}
+	for i := 0; i < len(n); i++ {
+		c := n[i]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
+			return false
+		}
+	}
+	return true
+}
+
+// verifyEVM checks the EIP-191 (or EIP-1271) signature of the SIWE text.
+func (s *SignIn) verifyEVM(ctx context.Context, p *SignInProof) (string, error) {
+	if p.Type != "" && p.Type != signTypeEIP191 && p.Type != signTypeEIP1271 {
+		return "", fmt.Errorf("%w: type %q on %s", ErrSignInUnsupported, p.Type, p.ChainID)
+	}
+	if !common.IsHexAddress(p.Address) {
+		return "", fmt.Errorf("%w: address", ErrSignInInvalid)
+	}
 	msg, err := SIWEMessage(p)
 	if err != nil {
 		return "", err
@@ -260,13 +347,38 @@ func (s *SignIn) Verify(ctx context.Context, p *SignInProof) (string, error) {
 	if !s.eoaSigned(hash, sig, addr) && !s.contractSigned(ctx, p.ChainID, hash, sig, addr) {
 		return "", ErrSignInSignature
 	}
-	if err := s.Store.ReserveProof(ctx, "siwx:"+hexutil.Encode(hash), issued.Add(SignInMaxAge+signInSkew)); err != nil {
-		if errors.Is(err, ledger.ErrProofUsed) {
-			return "", ErrSignInUsed
-		}
-		return "", fmt.Errorf("cannot reserve the sign-in proof: %w", err)
+	return ledger.WalletID(namespaceEIP155, addr.Hex())
+}
+
+// verifySolana checks the ed25519 signature of the SIWS text by the key
+// that is the address. The address must be the canonical base58 of a
+// 32-byte key. The text with the genesis-hash Chain ID is tried first, then
+// the cluster name older clients wrote.
+func verifySolana(p *SignInProof) (string, error) {
+	if p.Type != "" && p.Type != signTypeEd25519 {
+		return "", fmt.Errorf("%w: type %q on %s", ErrSignInUnsupported, p.Type, p.ChainID)
 	}
-	return strings.ToLower(addr.Hex()), nil
+	pub, err := decodeBase58(p.Address)
+	if err != nil || len(pub) != ed25519.PublicKeySize || encodeBase58(pub) != p.Address {
+		return "", fmt.Errorf("%w: address is not a base58 ed25519 public key", ErrSignInInvalid)
+	}
+	sig, err := decodeBase58(p.Signature)
+	if err != nil || len(sig) != ed25519.SignatureSize {
+		return "", fmt.Errorf("%w: signature is not 64 base58 bytes", ErrSignInSignature)
+	}
+	msg, err := SIWSMessage(p, "")
+	if err != nil {
+		return "", err
+	}
+	ok := ed25519.Verify(pub, []byte(msg), sig)
+	if name := solanaClusters[strings.TrimPrefix(p.ChainID, namespaceSolana+":")]; !ok && name != "" {
+		msg, _ = SIWSMessage(p, name)
+		ok = ed25519.Verify(pub, []byte(msg), sig)
+	}
+	if !ok {
+		return "", ErrSignInSignature
+	}
+	return ledger.WalletID(namespaceSolana, p.Address)
 }
 
 // eoaSigned reports whether sig is a low-s EIP-191 signature of hash by addr.

@@ -89,7 +89,7 @@ func TestSIWEVector(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w != "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266" {
+	if w != "eip155:0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266" {
 		t.Fatalf("wallet %s", w)
 	}
 	if _, err := v.Verify(t.Context(), p); !errors.Is(err, ErrSignInUsed) {
