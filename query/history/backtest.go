@@ -395,9 +395,11 @@ func positiveRate(xs []float64) float64 {
 const BacktestDir = "backtests"
 
 // Persist stores r under <root>/backtests/<id>.json (written to a temporary
-// name, then renamed) and returns r with its new id.
+// name, then renamed) and returns r with its new id: "bt_", the UTC time,
+// "_" and 128 random bits in hex. The id is the only key of the free route
+// that answers a stored run, so it must not be guessable.
 func (s *Store) Persist(r BacktestResults) (BacktestResults, error) {
-	var rnd [6]byte
+	var rnd [16]byte
 	if _, err := rand.Read(rnd[:]); err != nil {
 		return r, fmt.Errorf("cannot make a backtest id: %w", err)
 	}
@@ -420,10 +422,12 @@ func (s *Store) Persist(r BacktestResults) (BacktestResults, error) {
 	return r, nil
 }
 
-// LoadBacktest reads a persisted run by id.
+// LoadBacktest reads a persisted run by id. It returns ErrNoData for an
+// unknown id and for anything that is not an id Persist makes (so no
+// request can name another file).
 func (s *Store) LoadBacktest(id string) (BacktestResults, error) {
 	var r BacktestResults
-	if strings.ContainsAny(id, `/\.`) || id == "" {
+	if !validBacktestID(id) {
 		return r, ErrNoData
 	}
 	b, err := os.ReadFile(filepath.Join(s.root, BacktestDir, id+".json"))
@@ -434,4 +438,23 @@ func (s *Store) LoadBacktest(id string) (BacktestResults, error) {
 		return r, fmt.Errorf("cannot decode backtest %s: %w", id, err)
 	}
 	return r, nil
+}
+
+// validBacktestID reports whether id has the shape of Persist's ids:
+// "bt_", 16 characters of time, "_", 12 (older runs) to 32 lower-case hex
+// digits.
+func validBacktestID(id string) bool {
+	rest, ok := strings.CutPrefix(id, "bt_")
+	if !ok || len(rest) < 17+12 || len(rest) > 17+32 || rest[16] != '_' {
+		return false
+	}
+	if _, err := time.Parse("20060102T150405Z", rest[:16]); err != nil {
+		return false
+	}
+	for _, ch := range rest[17:] {
+		if (ch < '0' || ch > '9') && (ch < 'a' || ch > 'f') {
+			return false
+		}
+	}
+	return true
 }

@@ -1,6 +1,7 @@
 package history_test
 
 import (
+	"errors"
 	"math"
 	"testing"
 	"time"
@@ -176,7 +177,12 @@ func TestBacktestPersist(t *testing.T) {
 	if err != nil || back.SignalsEvaluated != 3 || back.ID != r.ID {
 		t.Fatalf("%+v %v", back, err)
 	}
-	if _, err := s.LoadBacktest("../etc/passwd"); err == nil {
-		t.Error("a path escaped the backtest directory")
+	if len(r.ID) != len("bt_20260105T000000Z_")+32 {
+		t.Errorf("id %q does not carry 128 random bits", r.ID)
+	}
+	for _, id := range []string{"../etc/passwd", "", "bt_", r.ID + "0", r.ID[:len(r.ID)-1] + "G", "bt_2026010XT000000Z_0123456789ab"} {
+		if _, err := s.LoadBacktest(id); !errors.Is(err, history.ErrNoData) {
+			t.Errorf("LoadBacktest(%q): %v, want ErrNoData", id, err)
+		}
 	}
 }
