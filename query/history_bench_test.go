@@ -16,6 +16,7 @@ import (
 )
 
 // historyBenchServer writes days of synthetic 1m candles (and 5m signal documents)
+// and serves them with the default DuckDB memory limit,
 // for n symbols on venues and returns a server whose clock is the end of
 // the last day.
 func historyBenchServer(b *testing.B, first time.Time, days, n int, venues []string) *Server {
@@ -25,7 +26,7 @@ func historyBenchServer(b *testing.B, first time.Time, days, n int, venues []str
 	w.GenCandles(first, days, venues, n)
 	w.GenSignals("5m", first, days, n)
 	now := first.AddDate(0, 0, days)
-	st, err := history.Open(history.Config{DataDir: root, MemoryLimit: "2GB", Now: func() time.Time { return now }})
+	st, err := history.Open(history.Config{DataDir: root, Now: func() time.Time { return now }})
 	if err != nil {
 		b.Fatal(err)
 	}
