@@ -1,11 +1,12 @@
 package datasets
 
 import (
-	"encoding/csv"
 	"io"
 	"math"
 	"strconv"
+	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -75,38 +76,82 @@ func CSVFileName(symbol, day, interval, ext string) string {
 	return symbol + "_" + day + "_" + interval + "." + ext
 }
 
-// WriteCSV writes d as CSV (RFC 4180, header first) to w.
+// WriteCSV writes d as CSV (RFC 4180, header first) to w: the bytes of
+// AppendCSV.
 func WriteCSV(w io.Writer, d ExportDay) error {
-	cw := csv.NewWriter(w)
-	if err := cw.Write(CSVHeader); err != nil {
-		return err
+	_, err := w.Write(AppendCSV(nil, d))
+	return err
+}
+
+// AppendCSV appends d as CSV (RFC 4180, header first, "\n" line ends),
+// byte for byte what encoding/csv writes for the same records: a field is
+// quoted when encoding/csv would quote it. Non-finite numbers are empty.
+func AppendCSV(b []byte, d ExportDay) []byte {
+	for i, h := range CSVHeader {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendCSVField(b, h)
 	}
-	rec := make([]string, len(CSVHeader))
-	var buf []byte
+	b = append(b, '\n')
+	// The fields that repeat on every row of a venue, rendered once.
+	var fixed []byte
 	for _, v := range d.Venues {
+		fixed = fixed[:0]
+		for _, f := range []string{d.Symbol, v.Venue, v.VenueKind, v.Chain, d.Interval} {
+			fixed = append(fixed, ',')
+			fixed = appendCSVField(fixed, f)
+		}
 		for _, c := range v.Candles {
-			buf = buf[:0]
-			rec[0] = c.Time.UTC().Format(time.RFC3339)
-			rec[1] = d.Symbol
-			rec[2] = v.Venue
-			rec[3] = v.VenueKind
-			rec[4] = v.Chain
-			rec[5] = d.Interval
-			for i, f := range []float64{c.Open, c.High, c.Low, c.Close, c.Volume, c.VolumeUSD, c.BuyVolume,
+			b = c.Time.UTC().AppendFormat(b, time.RFC3339)
+			b = append(b, fixed...)
+			for _, f := range [...]float64{c.Open, c.High, c.Low, c.Close, c.Volume, c.VolumeUSD, c.BuyVolume,
 				c.SellVolume, c.BuyVolumeUSD, c.SellVolumeUSD, c.BuyPressure, c.VWAP} {
-				rec[6+i] = formatFloat(f)
+				b = append(b, ',')
+				if !math.IsNaN(f) && !math.IsInf(f, 0) {
+					b = strconv.AppendFloat(b, f, 'g', -1, 64)
+				}
 			}
-			rec[18] = strconv.FormatInt(c.TradeCount, 10)
-			rec[19] = strconv.FormatInt(c.BuyCount, 10)
-			rec[20] = strconv.FormatInt(c.SellCount, 10)
-			rec[21] = strconv.FormatInt(c.UnknownSideCount, 10)
-			if err := cw.Write(rec); err != nil {
-				return err
+			for _, n := range [...]int64{c.TradeCount, c.BuyCount, c.SellCount, c.UnknownSideCount} {
+				b = append(b, ',')
+				b = strconv.AppendInt(b, n, 10)
 			}
+			b = append(b, '\n')
 		}
 	}
-	cw.Flush()
-	return cw.Error()
+	return b
+}
+
+// appendCSVField appends one CSV field, quoted (with doubled quotes) by
+// the rule of encoding/csv: when it holds a comma, a quote, CR or LF,
+// starts with a space, or is exactly \. (a PostgreSQL end marker).
+func appendCSVField(b []byte, f string) []byte {
+	if !csvNeedsQuotes(f) {
+		return append(b, f...)
+	}
+	b = append(b, '"')
+	for i := 0; i < len(f); i++ {
+		if f[i] == '"' {
+			b = append(b, '"')
+		}
+		b = append(b, f[i])
+	}
+	return append(b, '"')
+}
+
+// csvNeedsQuotes is encoding/csv's fieldNeedsQuotes with a comma separator.
+func csvNeedsQuotes(f string) bool {
+	if f == "" {
+		return false
+	}
+	if f == `\.` {
+		return true
+	}
+	if strings.ContainsAny(f, ",\"\r\n") {
+		return true
+	}
+	r, _ := utf8.DecodeRuneInString(f)
+	return unicode.IsSpace(r)
 }
 
 func formatFloat(f float64) string {

@@ -29,6 +29,11 @@ func init() {
 			PriceMicroUSD: priceBacktest,
 			Summary:       "Walk-forward backtest of the stored signals without look-ahead: forward returns, win rates, MFE/MAE, confidence calibration.",
 			Handler:       s.handleBacktest,
+		}, {
+			Method:  fiber.MethodGet,
+			Path:    "/api/v1/intelligence/backtest/:id",
+			Summary: "A backtest run stored with persist=true, by its id (free: the run was paid for when it was made).",
+			Handler: s.handleStoredBacktest,
 		}}
 	})
 	apiOperations["GET /api/v1/intelligence/backtest"] = apiOperation{
@@ -49,6 +54,17 @@ func init() {
 			{"200", jsonResponse("BacktestResults (spec §2.6); id only when persist=true.", ref("BacktestResults"))},
 			{"400", refResponse("InvalidParameter")},
 			{"404", jsonResponse("No stored signal documents of the window in the range; not charged.", ref("HistoryNoDataError"))},
+			{"500", refResponse("Internal")},
+		},
+	}
+	apiOperations["GET /api/v1/intelligence/backtest/:id"] = apiOperation{
+		id: "getStoredBacktest",
+		params: []obj{{{"name", "id"}, {"in", "path"}, {"required", true},
+			{"description", "The id a backtest with persist=true answered (bt_…); unguessable, so it is the only key."},
+			{"schema", tString}}},
+		responses: obj{
+			{"200", jsonResponse("The stored BacktestResults, id included, exactly as persist=true answered them.", ref("BacktestResults"))},
+			{"404", jsonResponse("No stored run with this id (or no history on this server).", ref("HistoryNoDataError"))},
 			{"500", refResponse("Internal")},
 		},
 	}
@@ -150,6 +166,26 @@ func (s *Server) handleBacktest(c fiber.Ctx) error {
 		if r, err = s.d.History.Persist(r); err != nil {
 			return err
 		}
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	return sendJSON(c, fiber.StatusOK, b)
+}
+
+// handleStoredBacktest serves GET /api/v1/intelligence/backtest/:id: a run
+// stored by persist=true. It is free: the run was paid for when it was
+// made, and its id carries 128 random bits, so holding the id is the
+// proof of purchase. Unknown and malformed ids answer the same 404.
+func (s *Server) handleStoredBacktest(c fiber.Ctx) error {
+	id := c.Params("id")
+	if s.d.History == nil {
+		return sendHistoryNoData(c, "no history is configured on this server")
+	}
+	r, err := s.d.History.LoadBacktest(id)
+	if err != nil {
+		return historyErr(c, err, "no stored backtest run with this id; runs are stored by GET /api/v1/intelligence/backtest?persist=true")
 	}
 	b, err := json.Marshal(r)
 	if err != nil {

@@ -181,11 +181,7 @@ func (s *Server) handleDataset(c fiber.Ctx) error {
 	}
 	switch format {
 	case "csv":
-		var b bytes.Buffer
-		if err := datasets.WriteCSV(&b, d); err != nil {
-			return err
-		}
-		return sendFile(c, "text/csv; charset=utf-8", datasets.CSVFileName(sym, day, d.Interval, "csv"), b.Bytes())
+		return sendFile(c, "text/csv; charset=utf-8", datasets.CSVFileName(sym, day, d.Interval, "csv"), datasets.AppendCSV(nil, d))
 	case "parquet":
 		var b bytes.Buffer
 		if err := history.WriteCandlesParquet(&b, flatten(d)); err != nil {

@@ -125,6 +125,13 @@ func TestHistoryRoutesMatchOpenAPI(t *testing.T) {
 	check("/api/v1/intelligence/query?symbols=ETHUSD&from=2026-01-05&to=2026-01-06&signals=regime,momentum", 200)
 	check("/api/v1/intelligence/backtest?start=2026-01-05T00:00:00Z&end=2026-01-05T03:00:00Z", 200)
 	check("/api/v1/intelligence/backtest?start=2026-01-05T00:00:00Z&end=2026-01-05T03:00:00Z&persist=true&minBaselineSamples=0", 200)
+	_, _, stored := get(t, s, "/api/v1/intelligence/backtest?start=2026-01-05T00:00:00Z&end=2026-01-05T02:00:00Z&persist=true", "")
+	var run struct{ ID string }
+	if err := json.Unmarshal(stored, &run); err != nil || run.ID == "" {
+		t.Fatalf("persisted backtest %s %v", stored, err)
+	}
+	check("/api/v1/intelligence/backtest/"+run.ID, 200)
+	check("/api/v1/intelligence/backtest/bt_20260105T000000Z_00000000000000000000000000000000", 404)
 	check("/api/v1/intelligence/track-record?days=3", 200)
 	check("/api/v1/intelligence/track-record?symbol=ethusd&window=5m", 200)
 	check("/track-record", 200)
@@ -253,6 +260,18 @@ func TestHistoryRouteBodies(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, history.BacktestDir, bt.ID+".json")); err != nil {
 		t.Error(err)
 	}
+	// The stored run answers free, by its id, the same body.
+	_, resp, again := get(t, s, "/api/v1/intelligence/backtest/"+bt.ID, "")
+	if resp.StatusCode != 200 || !bytes.Equal(again, body) {
+		t.Errorf("GET backtest/%s: %d\n%s\nwant\n%s", bt.ID, resp.StatusCode, again, body)
+	}
+	for _, id := range []string{"bt_20260105T000000Z_0123456789abcdef0123456789abcdef", "nope", "..%2F..%2Fetc%2Fpasswd",
+		"bt_20260105T000000Z_" + strings.Repeat("a", 33), bt.ID + "x", strings.ToUpper(bt.ID)} {
+		_, resp, body := get(t, s, "/api/v1/intelligence/backtest/"+id, "")
+		if resp.StatusCode != 404 || !bytes.Contains(body, []byte(`"error":"no_data"`)) {
+			t.Errorf("GET backtest/%s: %d %s", id, resp.StatusCode, body)
+		}
+	}
 }
 
 func TestHistoryBadInput(t *testing.T) {
@@ -376,6 +395,7 @@ func TestHistoryRoutePrices(t *testing.T) {
 		"GET /api/v1/datasets/:symbol":             20_000,
 		"GET /api/v1/intelligence/query":           50_000,
 		"GET /api/v1/intelligence/backtest":        50_000,
+		"GET /api/v1/intelligence/backtest/:id":    0,
 		"GET /api/v1/intelligence/track-record":    5_000,
 		"GET /track-record":                        0,
 	}

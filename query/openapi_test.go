@@ -193,6 +193,7 @@ func TestOpenAPIDocument(t *testing.T) {
 	want["get /api/v1/datasets/{symbol}"] = "0.02 20000 symbol:path date:query interval:query format:query Accept:header"
 	want["get /api/v1/intelligence/query"] = "0.05 50000 symbols:query from:query to:query signals:query Accept:header"
 	want["get /api/v1/intelligence/backtest"] = "0.05 50000 window:query minConfidence:query minBaselineSamples:query start:query end:query symbols:query persist:query"
+	want["get /api/v1/intelligence/backtest/{id}"] = "0 0 id:path"
 	want["get /api/v1/intelligence/track-record"] = "0.005 5000 days:query window:query symbol:query"
 	want["get /track-record"] = "0 0"
 	for k, v := range featureOperations {

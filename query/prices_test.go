@@ -53,6 +53,7 @@ var specPrices = map[string]int64{
 	"GET /track-record":                            0,
 	"GET /coverage":                                0,
 	"GET /api/v1/datasets":                         0,
+	"GET /api/v1/intelligence/backtest/:id":        0,
 	"GET /.well-known/x402-resources":              0,
 	"GET /x402-resources":                          0,
 	"GET /.well-known/security.txt":                0,

@@ -119,7 +119,7 @@ func cmdRun(ctx context.Context, args []string) error {
 	dataDir := fs.String("data-dir", "./data", "data directory (embedded broker logs, ground truth)")
 	httpAddr := fs.String("http-addr", ":8080", "address of the HTTP API")
 	pay := addPaymentFlags(fs) // payments.go
-	duckMemory := fs.String("duckdb-memory", history.DefaultMemoryLimit, "DuckDB memory limit of the history routes (candles, datasets, query, backtest, track record), e.g. 512MB or 2GB")
+	duckMemory := fs.String("duckdb-memory", history.DefaultMemoryLimit, "DuckDB memory limit of the history routes (candles, datasets, query, backtest, track record), e.g. 512MB or 2GB; a hard bound (no spilling): the backtest scores symbols in batches sized to it, so more memory only makes long backtests faster")
 	var srcs stringList
 	fs.Var(&srcs, "source", `trade source, repeatable: "sim[:seed=N,start=RFC3339,duration=D,rate=X,events=X,speed=max]" or "replay:PATH[,PATH...]" (default: the live sources of --sources-config)`)
 	sourcesConfig := fs.String("sources-config", "", "live sources configuration (JSON, see docs/venues.md); empty uses the built-in default deploy/sources.default.json when no --source is given")

@@ -200,10 +200,42 @@ WHERE (list_contains(?::VARCHAR[], symbol) OR len(?::VARCHAR[]) = 0) AND ts >= ?
 	if len(cs.files) == 0 {
 		return nil, analyzed, nil, nil
 	}
-	rows, err := s.db.QueryContext(ctx, outcomeSQL, cs.files, candleSyms, p.Start.UTC(), cEnd.UTC(),
-		sigFiles, symbols, symbols, p.Start.UTC(), p.End.UTC(), p.MinConfidence, p.MinBaselineSamples)
+	// Every symbol is scored on its own candles and documents only, so the
+	// symbols run in batches sized to the memory limit (bytesPerOutcomeCandle):
+	// the statement's joins then hold one batch at a time, which keeps a
+	// month of many symbols inside the memory limit. Batches go in symbol
+	// order, so the concatenation is in the statement's order.
+	candleSyms = slices.Compact(slices.Sorted(slices.Values(candleSyms)))
+	perSymbol := int(cEnd.Sub(p.Start)/time.Minute) + 1
+	size := max(1, int(s.memoryBytes/bytesPerOutcomeCandle/int64(perSymbol)))
+	var out []Outcome
+	for batch := range slices.Chunk(candleSyms, size) {
+		docSyms := batch
+		if len(symbols) == 0 && len(batch) == len(candleSyms) {
+			docSyms = symbols // one batch of every symbol: the statement as it was
+		}
+		o, err := s.outcomes(ctx, cs.files, batch, docSyms, sigFiles, p, cEnd)
+		if err != nil {
+			return nil, 0, nil, err
+		}
+		out = append(out, o...)
+	}
+	return out, analyzed, cs.resolutions, nil
+}
+
+// bytesPerOutcomeCandle is the DuckDB memory outcomeSQL needs per 1m
+// candle it scores, with room to spare: 30 days × 50 symbols (2.2M
+// candles) ran in 2 GB and not in 512 MB; 500k candles ran in 512 MB and
+// 1M did not.
+var bytesPerOutcomeCandle int64 = 1000
+
+// outcomes runs outcomeSQL for the candles of candleSyms and the documents
+// of docSyms (empty: every symbol).
+func (s *Store) outcomes(ctx context.Context, files, candleSyms, docSyms, sigFiles []string, p BacktestParams, cEnd time.Time) ([]Outcome, error) {
+	rows, err := s.db.QueryContext(ctx, outcomeSQL, files, candleSyms, p.Start.UTC(), cEnd.UTC(),
+		sigFiles, docSyms, docSyms, p.Start.UTC(), p.End.UTC(), p.MinConfidence, p.MinBaselineSamples)
 	if err != nil {
-		return nil, 0, nil, fmt.Errorf("cannot score backtest signals: %w", err)
+		return nil, fmt.Errorf("cannot score backtest signals: %w", err)
 	}
 	defer rows.Close()
 	var out []Outcome
@@ -213,7 +245,7 @@ WHERE (list_contains(?::VARCHAR[], symbol) OR len(?::VARCHAR[]) = 0) AND ts >= ?
 		var hi, lo sql.NullFloat64
 		if err := rows.Scan(&o.Symbol, &o.Time, &o.Signal, &o.EventType, &o.Confidence, &o.Entry,
 			&px[0], &px[1], &px[2], &px[3], &hi, &lo); err != nil {
-			return nil, 0, nil, fmt.Errorf("cannot read a backtest outcome: %w", err)
+			return nil, fmt.Errorf("cannot read a backtest outcome: %w", err)
 		}
 		o.Time = o.Time.UTC()
 		d := o.Direction()
@@ -234,9 +266,9 @@ WHERE (list_contains(?::VARCHAR[], symbol) OR len(?::VARCHAR[]) = 0) AND ts >= ?
 		out = append(out, o)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, 0, nil, fmt.Errorf("cannot read backtest outcomes: %w", err)
+		return nil, fmt.Errorf("cannot read backtest outcomes: %w", err)
 	}
-	return out, analyzed, cs.resolutions, nil
+	return out, nil
 }
 
 // Backtest runs p (see Methodology). It returns ErrNoData when no signal
@@ -395,9 +427,11 @@ func positiveRate(xs []float64) float64 {
 const BacktestDir = "backtests"
 
 // Persist stores r under <root>/backtests/<id>.json (written to a temporary
-// name, then renamed) and returns r with its new id.
+// name, then renamed) and returns r with its new id: "bt_", the UTC time,
+// "_" and 128 random bits in hex. The id is the only key of the free route
+// that answers a stored run, so it must not be guessable.
 func (s *Store) Persist(r BacktestResults) (BacktestResults, error) {
-	var rnd [6]byte
+	var rnd [16]byte
 	if _, err := rand.Read(rnd[:]); err != nil {
 		return r, fmt.Errorf("cannot make a backtest id: %w", err)
 	}
@@ -420,10 +454,12 @@ func (s *Store) Persist(r BacktestResults) (BacktestResults, error) {
 	return r, nil
 }
 
-// LoadBacktest reads a persisted run by id.
+// LoadBacktest reads a persisted run by id. It returns ErrNoData for an
+// unknown id and for anything that is not an id Persist makes (so no
+// request can name another file).
 func (s *Store) LoadBacktest(id string) (BacktestResults, error) {
 	var r BacktestResults
-	if strings.ContainsAny(id, `/\.`) || id == "" {
+	if !validBacktestID(id) {
 		return r, ErrNoData
 	}
 	b, err := os.ReadFile(filepath.Join(s.root, BacktestDir, id+".json"))
@@ -434,4 +470,23 @@ func (s *Store) LoadBacktest(id string) (BacktestResults, error) {
 		return r, fmt.Errorf("cannot decode backtest %s: %w", id, err)
 	}
 	return r, nil
+}
+
+// validBacktestID reports whether id has the shape of Persist's ids:
+// "bt_", 16 characters of time, "_", 12 (older runs) to 32 lower-case hex
+// digits.
+func validBacktestID(id string) bool {
+	rest, ok := strings.CutPrefix(id, "bt_")
+	if !ok || len(rest) < 17+12 || len(rest) > 17+32 || rest[16] != '_' {
+		return false
+	}
+	if _, err := time.Parse("20060102T150405Z", rest[:16]); err != nil {
+		return false
+	}
+	for _, ch := range rest[17:] {
+		if (ch < '0' || ch > '9') && (ch < 'a' || ch > 'f') {
+			return false
+		}
+	}
+	return true
 }

@@ -1,6 +1,8 @@
 package history_test
 
 import (
+	"errors"
+	"fmt"
 	"math"
 	"testing"
 	"time"
@@ -176,7 +178,77 @@ func TestBacktestPersist(t *testing.T) {
 	if err != nil || back.SignalsEvaluated != 3 || back.ID != r.ID {
 		t.Fatalf("%+v %v", back, err)
 	}
-	if _, err := s.LoadBacktest("../etc/passwd"); err == nil {
-		t.Error("a path escaped the backtest directory")
+	if len(r.ID) != len("bt_20260105T000000Z_")+32 {
+		t.Errorf("id %q does not carry 128 random bits", r.ID)
+	}
+	for _, id := range []string{"../etc/passwd", "", "bt_", r.ID + "0", r.ID[:len(r.ID)-1] + "G", "bt_2026010XT000000Z_0123456789ab"} {
+		if _, err := s.LoadBacktest(id); !errors.Is(err, history.ErrNoData) {
+			t.Errorf("LoadBacktest(%q): %v, want ErrNoData", id, err)
+		}
+	}
+}
+
+// TestBacktestBatchesChangeNothing runs one backtest over 7 symbols as one
+// statement and as one statement per symbol (the batches a small memory
+// limit makes): the outcomes and the results are the same.
+func TestBacktestBatchesChangeNothing(t *testing.T) {
+	root := t.TempDir()
+	w := histtest.New(t, root)
+	first := day0.AddDate(0, 0, -2)
+	w.GenCandles(first, 2, []string{"uniswap_v3_ethereum", "raydium"}, 7)
+	w.GenSignals("5m", first, 2, 7)
+	s := open(t, root)
+	for _, syms := range [][]string{nil, {histtest.Symbol(5), histtest.Symbol(1), histtest.Symbol(3), histtest.Symbol(1)}} {
+		p := history.BacktestParams{Window: "5m", MinConfidence: 60, MinBaselineSamples: 10, Start: first.Add(time.Hour),
+			End: first.Add(40 * time.Hour), Symbols: syms}
+		one, _, _, err := s.Outcomes(t.Context(), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		whole, err := s.Backtest(t.Context(), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		restore := history.SetBytesPerOutcomeCandle(1 << 40)
+		each, _, _, err := s.Outcomes(t.Context(), p)
+		if err != nil {
+			restore()
+			t.Fatal(err)
+		}
+		batched, err := s.Backtest(t.Context(), p)
+		restore()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(one) < 20 || len(one) != len(each) {
+			t.Fatalf("symbols %v: %d outcomes in one statement, %d in batches", syms, len(one), len(each))
+		}
+		for i := range one {
+			a, b := one[i], each[i]
+			if a.Symbol != b.Symbol || !a.Time.Equal(b.Time) || a.Signal != b.Signal || a.Entry != b.Entry ||
+				fmt.Sprint(a.Returns, a.MFE, a.MAE) != fmt.Sprint(b.Returns, b.MFE, b.MAE) {
+				t.Fatalf("outcome %d: %+v in one statement, %+v in batches", i, a, b)
+			}
+		}
+		if fmt.Sprintf("%+v", whole) != fmt.Sprintf("%+v", batched) {
+			t.Errorf("results differ:\n%+v\n%+v", whole, batched)
+		}
+	}
+}
+
+func TestOpenReadsTheMemoryLimit(t *testing.T) {
+	for _, v := range []string{"512MB", "2GB", "1.5 GiB", "64mib", "1000000B"} {
+		s, err := history.Open(history.Config{DataDir: t.TempDir(), MemoryLimit: v})
+		if err != nil {
+			t.Errorf("%q: %v", v, err)
+			continue
+		}
+		s.Close()
+	}
+	for _, v := range []string{"512", "MB", "-1GB", "0GB", "2 parsecs", "1e3MB"} {
+		if s, err := history.Open(history.Config{DataDir: t.TempDir(), MemoryLimit: v}); err == nil {
+			s.Close()
+			t.Errorf("%q accepted", v)
+		}
 	}
 }

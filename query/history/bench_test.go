@@ -26,3 +26,24 @@ func BenchmarkCandles20x7d(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSeries20x7d is the store part of the query route: 20 symbols ×
+// 7 days of 1m candles on two venues, summarized with the JSON series.
+func BenchmarkSeries20x7d(b *testing.B) {
+	root := b.TempDir()
+	w := histtest.New(b, root)
+	first := day0.AddDate(0, 0, -7)
+	w.GenCandles(first, 7, []string{"uniswap_v3_ethereum", "raydium"}, 20)
+	s := open(b, root)
+	syms := make([]string, 20)
+	for i := range syms {
+		syms[i] = histtest.Symbol(i)
+	}
+	b.ResetTimer()
+	for range b.N {
+		res, _, err := s.Series(b.Context(), syms, "1m", first, first.Add(7*24*time.Hour))
+		if err != nil || len(res) != 20 {
+			b.Fatal(err, len(res))
+		}
+	}
+}

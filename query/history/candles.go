@@ -2,7 +2,7 @@ package history
 
 import (
 	"context"
-	"database/sql"
+	"database/sql/driver"
 	"fmt"
 	"math"
 	"slices"
@@ -154,13 +154,12 @@ func (s *Store) Candles(ctx context.Context, q CandleQuery) (CandleResult, error
 	if q.Latest > 0 {
 		args = append(args, q.Latest)
 	}
-	rows, err := s.db.QueryContext(ctx, stmt, args...)
-	if err != nil {
+	var out []datasets.Candle
+	if err := s.queryRows(ctx, stmt, args, func(v []driver.Value) error {
+		out = append(out, candleRow(v))
+		return nil
+	}); err != nil {
 		return CandleResult{}, fmt.Errorf("cannot query candles: %w", err)
-	}
-	out, err := scanCandles(rows)
-	if err != nil {
-		return CandleResult{}, err
 	}
 	if len(out) == 0 {
 		return CandleResult{}, ErrNoData
@@ -178,25 +177,14 @@ func (s *Store) Candles(ctx context.Context, q CandleQuery) (CandleResult, error
 	return CandleResult{Candles: out, Resolutions: res, Files: len(cs.files)}, nil
 }
 
-func scanCandles(rows *sql.Rows) ([]datasets.Candle, error) {
-	defer rows.Close()
-	var out []datasets.Candle
-	for rows.Next() {
-		var c datasets.Candle
-		var venue, kind, chain sql.NullString
-		if err := rows.Scan(&c.Symbol, &venue, &kind, &chain, &c.Time, &c.WidthSeconds, &c.Open, &c.High, &c.Low,
-			&c.Close, &c.Volume, &c.VolumeUSD, &c.BuyVolume, &c.SellVolume, &c.BuyVolumeUSD, &c.SellVolumeUSD,
-			&c.BuyPressure, &c.VWAP, &c.TradeCount, &c.BuyCount, &c.SellCount, &c.UnknownSideCount); err != nil {
-			return nil, fmt.Errorf("cannot read a candle row: %w", err)
-		}
-		c.Venue, c.VenueKind, c.Chain = venue.String, kind.String, chain.String
-		c.Time = c.Time.UTC()
-		out = append(out, c)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("cannot read candles: %w", err)
-	}
-	return out, nil
+// candleRow reads one row of candleOut.
+func candleRow(v []driver.Value) datasets.Candle {
+	return datasets.Candle{Symbol: vString(v[0]), Venue: vString(v[1]), VenueKind: vString(v[2]), Chain: vString(v[3]),
+		Time: vTime(v[4]), WidthSeconds: vInt(v[5]), Open: vFloat(v[6]), High: vFloat(v[7]), Low: vFloat(v[8]),
+		Close: vFloat(v[9]), Volume: vFloat(v[10]), VolumeUSD: vFloat(v[11]), BuyVolume: vFloat(v[12]),
+		SellVolume: vFloat(v[13]), BuyVolumeUSD: vFloat(v[14]), SellVolumeUSD: vFloat(v[15]), BuyPressure: vFloat(v[16]),
+		VWAP: vFloat(v[17]), TradeCount: vInt(v[18]), BuyCount: vInt(v[19]), SellCount: vInt(v[20]),
+		UnknownSideCount: vInt(v[21])}
 }
 
 // LatestDay returns the latest UTC day that has candle files of any

@@ -2,16 +2,20 @@ package history
 
 import (
 	"context"
+	"database/sql/driver"
 	"fmt"
+	"runtime"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/marketintel/mi/datasets"
 )
 
 // SeriesSummary is one symbol's cross-venue candles over a range, summed
-// up, with the candles already rendered as a JSON array by DuckDB.
+// up, with the candles already rendered as a JSON array.
 type SeriesSummary struct {
 	Symbol        string
 	Candles       int64
@@ -27,28 +31,89 @@ type SeriesSummary struct {
 	SeriesJSON string
 }
 
-// jnum renders a DOUBLE column as a JSON number (0 when not finite).
-func jnum(col string) string {
-	return `CASE WHEN isfinite(` + col + `) THEN ` + col + `::VARCHAR ELSE '0' END`
+// seriesRowsSQL is candleOut(crossVenue) projected to what Series needs,
+// ordered by symbol and time. Parameters: crossVenue's and candleOut's
+// venue-kind pair.
+var seriesRowsSQL = `
+SELECT symbol, ts, open, high, low, close, volume_usd, buy_pressure, trade_count, volume, vwap, buy_volume_usd,
+  sell_volume_usd
+FROM (` + candleOut + `(` + crossVenue + `) WHERE (list_contains(?::VARCHAR[], venue_kind) OR len(?::VARCHAR[]) = 0))
+ORDER BY symbol, ts`
+
+// seriesRowsDirectSQL is seriesRowsSQL over files stored at the bucket width.
+var seriesRowsDirectSQL = strings.Replace(seriesRowsSQL, crossVenue, crossVenueDirect, 1)
+
+// seriesRow is one cross-venue candle of seriesRowsSQL.
+type seriesRow struct {
+	ts                                             int64 // Unix seconds
+	open, high, low, closep, volUSD, bp, vwap, vol float64
+	buyUSD, sellUSD                                float64
+	trades                                         int64
 }
 
-// seriesSQL summarizes candleOut(crossVenue) per symbol and renders the
-// series inside DuckDB: one row per symbol instead of one per candle, so
-// large ranges cost no per-value driver calls. Parameters: crossVenue's and
-// candleOut's venue-kind pair.
-var seriesSQL = `
-SELECT symbol, count(*), arg_min(open, ts), max(high), min(low), arg_max(close, ts),
-  coalesce(sum(vwap * volume) / nullif(sum(volume), 0), arg_max(close, ts)),
-  sum(volume_usd), sum(buy_volume_usd), sum(sell_volume_usd), sum(trade_count)::BIGINT,
-  '[' || string_agg('{"ts":"' || strftime(ts, '%Y-%m-%dT%H:%M:%SZ') || '","open":' || ` + jnum("open") +
-	` || ',"high":' || ` + jnum("high") + ` || ',"low":' || ` + jnum("low") + ` || ',"close":' || ` + jnum("close") +
-	` || ',"volumeUsd":' || ` + jnum("volume_usd") + ` || ',"buyPressure":' || ` + jnum("buy_pressure") +
-	` || ',"tradeCount":' || trade_count::VARCHAR || '}', ',' ORDER BY ts) || ']'
-FROM (` + candleOut + `(` + crossVenue + `) WHERE (list_contains(?::VARCHAR[], venue_kind) OR len(?::VARCHAR[]) = 0))
-GROUP BY symbol`
+// summarize sums up one symbol's rows, oldest first, and renders its
+// series as a JSON array.
+func summarize(sym string, rows []seriesRow) SeriesSummary {
+	r := SeriesSummary{Symbol: sym, Candles: int64(len(rows))}
+	if len(rows) == 0 {
+		return r
+	}
+	r.Open, r.High, r.Low, r.Close = rows[0].open, rows[0].high, rows[0].low, rows[len(rows)-1].closep
+	var vwapVolume, volume float64
+	b := make([]byte, 0, 200*len(rows))
+	b = append(b, '[')
+	var dayStart int64 = -1
+	var dayPrefix []byte
+	for i, c := range rows {
+		r.High, r.Low = max(r.High, c.high), min(r.Low, c.low)
+		vwapVolume += c.vwap * c.vol
+		volume += c.vol
+		r.VolumeUSD += c.volUSD
+		r.BuyVolumeUSD += c.buyUSD
+		r.SellVolumeUSD += c.sellUSD
+		r.TradeCount += c.trades
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"ts":"`...)
+		// The date part is rendered once per UTC day.
+		if sec := c.ts - dayStart; dayStart < 0 || sec < 0 || sec >= 86400 {
+			dayStart = c.ts - ((c.ts%86400)+86400)%86400
+			dayPrefix = time.Unix(dayStart, 0).UTC().AppendFormat(dayPrefix[:0], "2006-01-02T")
+		}
+		b = append(b, dayPrefix...)
+		sec := c.ts - dayStart
+		b = append2(b, sec/3600)
+		b = append(b, ':')
+		b = append2(b, sec/60%60)
+		b = append(b, ':')
+		b = append2(b, sec%60)
+		b = append(b, `Z","open":`...)
+		b = datasets.AppendNumber(b, c.open)
+		b = append(b, `,"high":`...)
+		b = datasets.AppendNumber(b, c.high)
+		b = append(b, `,"low":`...)
+		b = datasets.AppendNumber(b, c.low)
+		b = append(b, `,"close":`...)
+		b = datasets.AppendNumber(b, c.closep)
+		b = append(b, `,"volumeUsd":`...)
+		b = datasets.AppendNumber(b, c.volUSD)
+		b = append(b, `,"buyPressure":`...)
+		b = datasets.AppendNumber(b, c.bp)
+		b = append(b, `,"tradeCount":`...)
+		b = strconv.AppendInt(b, c.trades, 10)
+		b = append(b, '}')
+	}
+	r.VWAP = r.Close
+	if volume != 0 {
+		r.VWAP = vwapVolume / volume
+	}
+	r.SeriesJSON = string(append(b, ']'))
+	return r
+}
 
-// seriesDirectSQL is seriesSQL over files stored at the bucket width.
-var seriesDirectSQL = strings.Replace(seriesSQL, crossVenue, crossVenueDirect, 1)
+// append2 appends 0 ≤ n < 100 as two digits.
+func append2(b []byte, n int64) []byte { return append(b, byte('0'+n/10), byte('0'+n%10)) }
 
 // Series summarizes the cross-venue candles of symbols at interval in
 // [from, to). Symbols without candles are absent; ErrNoData when no file
@@ -62,26 +127,44 @@ func (s *Store) Series(ctx context.Context, symbols []string, interval string, f
 		return nil, nil, ErrNoData
 	}
 	w := int64(intervalDuration(interval) / time.Second)
-	stmt := seriesSQL
+	stmt := seriesRowsSQL
 	if cs.direct(w) {
-		stmt = seriesDirectSQL
+		stmt = seriesRowsDirectSQL
 	}
-	rows, err := s.db.QueryContext(ctx, stmt, cs.files, w, symbols, from.UTC(), to.UTC(), []string{}, []string{})
+	var syms []string
+	var rows [][]seriesRow
+	err := s.queryRows(ctx, stmt, []any{cs.files, w, symbols, from.UTC(), to.UTC(), []string{}, []string{}}, func(v []driver.Value) error {
+		if sym := vString(v[0]); len(syms) == 0 || syms[len(syms)-1] != sym {
+			syms = append(syms, sym)
+			rows = append(rows, nil)
+		}
+		t := vTime(v[1])
+		rows[len(rows)-1] = append(rows[len(rows)-1], seriesRow{ts: t.Unix(), open: vFloat(v[2]), high: vFloat(v[3]),
+			low: vFloat(v[4]), closep: vFloat(v[5]), volUSD: vFloat(v[6]), bp: vFloat(v[7]), trades: vInt(v[8]),
+			vol: vFloat(v[9]), vwap: vFloat(v[10]), buyUSD: vFloat(v[11]), sellUSD: vFloat(v[12])})
+		return nil
+	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("cannot query the series: %w", err)
 	}
-	defer rows.Close()
-	out := map[string]SeriesSummary{}
-	for rows.Next() {
-		var r SeriesSummary
-		if err := rows.Scan(&r.Symbol, &r.Candles, &r.Open, &r.High, &r.Low, &r.Close, &r.VWAP, &r.VolumeUSD,
-			&r.BuyVolumeUSD, &r.SellVolumeUSD, &r.TradeCount, &r.SeriesJSON); err != nil {
-			return nil, nil, fmt.Errorf("cannot read the series: %w", err)
-		}
-		out[r.Symbol] = r
+	// Rendering the numbers is most of the Go time: one goroutine per
+	// symbol, at most GOMAXPROCS at once.
+	sums := make([]SeriesSummary, len(syms))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for i := range syms {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			sums[i] = summarize(syms[i], rows[i])
+			<-sem
+		}()
 	}
-	if err := rows.Err(); err != nil {
-		return nil, nil, fmt.Errorf("cannot read the series: %w", err)
+	wg.Wait()
+	out := make(map[string]SeriesSummary, len(syms))
+	for _, r := range sums {
+		out[r.Symbol] = r
 	}
 	if len(out) == 0 {
 		return nil, nil, ErrNoData

@@ -18,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -55,6 +56,8 @@ type Store struct {
 	db   *sql.DB
 	conn *duckdb.Connector
 	now  func() time.Time
+	// memoryBytes is MemoryLimit in bytes, for sizing batches.
+	memoryBytes int64
 
 	symMu sync.Mutex
 	symAt time.Time
@@ -70,6 +73,10 @@ func Open(c Config) (*Store, error) {
 	}
 	if c.MemoryLimit == "" {
 		c.MemoryLimit = DefaultMemoryLimit
+	}
+	memBytes, err := parseBytes(c.MemoryLimit)
+	if err != nil {
+		return nil, fmt.Errorf("cannot open the history store: memory limit %q: %w", c.MemoryLimit, err)
 	}
 	if c.Threads <= 0 {
 		c.Threads = 2
@@ -93,7 +100,28 @@ func Open(c Config) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot open DuckDB: %w", err)
 	}
-	return &Store{root: c.DataDir, db: sql.OpenDB(conn), conn: conn, now: c.Now}, nil
+	return &Store{root: c.DataDir, db: sql.OpenDB(conn), conn: conn, now: c.Now, memoryBytes: memBytes}, nil
+}
+
+// parseBytes reads a DuckDB memory size: a number and a unit among B, KB,
+// MB, GB, TB (powers of 1000) and KiB, MiB, GiB, TiB (powers of 1024),
+// case-insensitive, spaces allowed between them.
+func parseBytes(v string) (int64, error) {
+	v = strings.TrimSpace(v)
+	i := strings.IndexFunc(v, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
+	if i <= 0 {
+		return 0, errors.New("want a number and a unit, e.g. 512MB")
+	}
+	n, err := strconv.ParseFloat(v[:i], 64)
+	if err != nil {
+		return 0, fmt.Errorf("cannot read the number: %w", err)
+	}
+	mult := map[string]float64{"b": 1, "kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12,
+		"kib": 1 << 10, "mib": 1 << 20, "gib": 1 << 30, "tib": 1 << 40}[strings.ToLower(strings.TrimSpace(v[i:]))]
+	if mult == 0 || n <= 0 {
+		return 0, errors.New("want a positive number and a unit among B, KB, MB, GB, TB, KiB, MiB, GiB, TiB")
+	}
+	return int64(n * mult), nil
 }
 
 // Close closes DuckDB.

@@ -1,0 +1,85 @@
+package history
+
+import (
+	"context"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+)
+
+// queryRows runs the constant statement stmt with args bound as ? parameters
+// on one DuckDB connection and calls row for every result row with the
+// driver's values, in result order. It talks to the driver directly: no
+// database/sql Scan, whose reflection per value dominated the routes that
+// answer thousands of rows. The values are valid during the call only
+// (strings are copies and may be kept).
+func (s *Store) queryRows(ctx context.Context, stmt string, args []any, row func([]driver.Value) error) error {
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("cannot get a DuckDB connection: %w", err)
+	}
+	defer conn.Close()
+	named := make([]driver.NamedValue, len(args))
+	for i, a := range args {
+		if t, ok := a.(time.Time); ok {
+			a = t.UTC()
+		}
+		named[i] = driver.NamedValue{Ordinal: i + 1, Value: a}
+	}
+	return conn.Raw(func(dc any) error {
+		q, ok := dc.(driver.QueryerContext)
+		if !ok {
+			panic("BUG: the DuckDB driver connection has no QueryContext")
+		}
+		rows, err := q.QueryContext(ctx, stmt, named)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		dest := make([]driver.Value, len(rows.Columns()))
+		for {
+			if err := rows.Next(dest); err != nil {
+				if errors.Is(err, io.EOF) {
+					return nil
+				}
+				return err
+			}
+			if err := row(dest); err != nil {
+				return err
+			}
+		}
+	})
+}
+
+// Typed readers of driver values; a NULL reads as the zero value.
+
+func vString(v driver.Value) string {
+	s, _ := v.(string)
+	return s
+}
+
+func vFloat(v driver.Value) float64 {
+	f, _ := v.(float64)
+	return f
+}
+
+func vInt(v driver.Value) int64 {
+	switch x := v.(type) {
+	case int64:
+		return x
+	case int32:
+		return int64(x)
+	case uint32:
+		return int64(x)
+	case uint64:
+		return int64(x)
+	}
+	return 0
+}
+
+func vTime(v driver.Value) time.Time {
+	t, _ := v.(time.Time)
+	return t.UTC()
+}
