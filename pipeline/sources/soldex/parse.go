@@ -76,12 +76,24 @@ var (
 // known pools (keyed by vault owner), in the order of pools. A transaction
 // that touches no known vault yields no swap and no error. A known pool whose
 // vaults moved the same way (a deposit or withdrawal) is ErrNotSwap.
+//
+// The scanning decoder (scan.go) reads the common shape of metadata; the
+// general decoder, parseMetaGeneral, decodes whatever it declines.
 func ParseMeta(raw []byte, pools map[string]*Pool) ([]Swap, error) {
+	if swaps, err, ok := scanSwaps(raw, pools, nil); ok {
+		return swaps, err
+	}
+	return parseMetaGeneral(raw, pools, nil)
+}
+
+// parseMetaGeneral is the reference decoder: goccy/go-json into Meta, then
+// Swaps.
+func parseMetaGeneral(raw []byte, pools map[string]*Pool, order []string) ([]Swap, error) {
 	var m Meta
 	if err := gojson.Unmarshal(raw, &m); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
 	}
-	return Swaps(&m, pools, nil)
+	return Swaps(&m, pools, order)
 }
 
 // Swaps is ParseMeta on decoded metadata; order lists the pool addresses in
