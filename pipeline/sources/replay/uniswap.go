@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/holiman/uint256"
@@ -127,6 +128,8 @@ type uniswapParser struct {
 	idx    [7]int
 	fields []string
 	topics [][]byte
+	// lastPool caches the tokens of the last pool a swap came from.
+	lastPool uniPoolTokens
 }
 
 func newUniswapParser(pool string) *uniswapParser { return &uniswapParser{pool: pool} }
@@ -209,11 +212,16 @@ func (p *uniswapParser) csvLog(line []byte, l *uniLog) string {
 		return "malformed topics: not a list"
 	}
 	p.topics = p.topics[:0]
-	for _, t := range strings.Split(ts2[1:len(ts2)-1], ",") {
+	for rest := ts2[1 : len(ts2)-1]; ; {
+		t, after, more := strings.Cut(rest, ",")
 		t = strings.Trim(strings.TrimSpace(t), `'"`)
 		if t != "" {
-			p.topics = append(p.topics, []byte(t))
+			p.topics = append(p.topics, unsafe.Slice(unsafe.StringData(t), len(t))) // read only
 		}
+		if !more {
+			break
+		}
+		rest = after
 	}
 	l.topics = p.topics
 	l.data = []byte(get(6))
@@ -348,18 +356,11 @@ func (p *uniswapParser) swap(raw []byte, l *uniLog, out []sources.Record) []sour
 			return append(out, reject(raw, "malformed swap: amounts are not integers"))
 		}
 	}
-	t0, okT0 := symbols.LookupToken(pool.Chain, pool.Token0)
-	t1, okT1 := symbols.LookupToken(pool.Chain, pool.Token1)
-	if !okT0 || !okT1 {
-		panic("BUG: known pool " + pool.Address + " has tokens the registry does not list")
-	}
-	// Base is the non-stable token, quote the USD stablecoin.
-	baseTok, quoteTok, baseAmt, quoteAmt, baseW, quoteW := t1, t0, a1, a0, &w.Amount1, &w.Amount0
-	if t1.Symbol == symbols.USD {
-		baseTok, quoteTok, baseAmt, quoteAmt, baseW, quoteW = t0, t1, a0, a1, &w.Amount0, &w.Amount1
-	}
-	if quoteTok.Symbol != symbols.USD || baseTok.Symbol == symbols.USD {
-		panic("BUG: known pool " + pool.Address + " is not a token/USD-stablecoin pool")
+	pt := p.poolTokens(pool)
+	baseTok, quoteTok := pt.base, pt.quote
+	baseAmt, quoteAmt, baseW, quoteW := a1, a0, &w.Amount1, &w.Amount0
+	if pt.baseIs0 {
+		baseAmt, quoteAmt, baseW, quoteW = a0, a1, &w.Amount0, &w.Amount1
 	}
 	t := &schemas.Trade{
 		Venue:       "uniswap_v3",
@@ -396,8 +397,39 @@ func (p *uniswapParser) swap(raw []byte, l *uniLog, out []sources.Record) []sour
 	default:
 		return append(out, reject(raw, "malformed swap: amounts do not have opposite signs"))
 	}
-	sym := symEntry{venueSymbol: baseTok.Ticker + "/" + quoteTok.Ticker, symbol: baseTok.Symbol, ok: true}
-	return p.emit(out, raw, t, sym)
+	return p.emit(out, raw, t, pt.sym)
+}
+
+// uniPoolTokens are a known pool's tokens as the trades need them.
+type uniPoolTokens struct {
+	address     string
+	base, quote symbols.Token
+	baseIs0     bool // token0 is the base
+	sym         symEntry
+}
+
+// poolTokens returns the tokens of a known pool, from the parser's cache of
+// the last pool (a file or an eth_getLogs answer is mostly one pool).
+func (p *uniswapParser) poolTokens(pool Pool) *uniPoolTokens {
+	if p.lastPool.address == pool.Address {
+		return &p.lastPool
+	}
+	t0, okT0 := symbols.LookupToken(pool.Chain, pool.Token0)
+	t1, okT1 := symbols.LookupToken(pool.Chain, pool.Token1)
+	if !okT0 || !okT1 {
+		panic("BUG: known pool " + pool.Address + " has tokens the registry does not list")
+	}
+	// Base is the non-stable token, quote the USD stablecoin.
+	pt := uniPoolTokens{address: pool.Address, base: t1, quote: t0}
+	if t1.Symbol == symbols.USD {
+		pt.base, pt.quote, pt.baseIs0 = t0, t1, true
+	}
+	if pt.quote.Symbol != symbols.USD || pt.base.Symbol == symbols.USD {
+		panic("BUG: known pool " + pool.Address + " is not a token/USD-stablecoin pool")
+	}
+	pt.sym = symEntry{venueSymbol: pt.base.Ticker + "/" + pt.quote.Ticker, symbol: pt.base.Symbol, ok: true}
+	p.lastPool = pt
+	return &p.lastPool
 }
 
 // logsReader yields the logs of an eth_getLogs JSON-RPC answer

@@ -35,6 +35,24 @@ func BenchmarkParseMeta(b *testing.B) {
 	b.Run("goccy", func(b *testing.B) {
 		run(b, func() ([]Swap, error) { return parseMetaGeneral(raw, pools, nil) })
 	})
+	// The same metadata without white space (as the RPC sends it), 8.0 KB.
+	pretty := raw
+	var m map[string]any
+	if err := json.Unmarshal(pretty, &m); err != nil {
+		b.Fatal(err)
+	}
+	compact, err := json.Marshal(m)
+	if err != nil {
+		b.Fatal(err)
+	}
+	raw = compact
+	b.Run("scan_compact", func(b *testing.B) {
+		run(b, func() ([]Swap, error) { return ParseMeta(raw, pools) })
+	})
+	b.Run("goccy_compact", func(b *testing.B) {
+		run(b, func() ([]Swap, error) { return parseMetaGeneral(raw, pools, nil) })
+	})
+	raw = pretty
 	b.Run("encoding_json", func(b *testing.B) {
 		run(b, func() ([]Swap, error) {
 			var m Meta

@@ -3,6 +3,7 @@ package soldex
 import (
 	"fmt"
 	"math/big"
+	"sync"
 )
 
 // The scanning decoder of transaction metadata.
@@ -67,6 +68,9 @@ var isWS = [256]bool{' ': true, '\t': true, '\n': true, '\r': true}
 
 func (s *scanner) ws(i int) int {
 	b := s.b
+	for i+8 <= len(b) && le64(b[i:]) == ' '*lo8 { // indentation
+		i += 8
+	}
 	for i < len(b) && isWS[b[i]] {
 		i++
 	}
@@ -659,12 +663,20 @@ func sign(x int64) int {
 
 // scanSwaps is the scanner's ParseMeta; ok is false when it declines.
 func scanSwaps(raw []byte, pools map[string]*Pool, order []string) ([]Swap, error, bool) {
-	s := scanner{b: raw}
+	s := scanners.Get().(*scanner)
+	defer func() {
+		*s = scanner{} // drop the references to raw
+		scanners.Put(s)
+	}()
+	s.b = raw
 	if !s.scan() {
 		return nil, nil, false
 	}
 	return s.swaps(pools, order)
 }
+
+// scanners recycles the scanners (3 KB of balance arrays each).
+var scanners = sync.Pool{New: func() any { return new(scanner) }}
 
 // le64 reads 8 bytes little-endian.
 func le64(b []byte) uint64 {
