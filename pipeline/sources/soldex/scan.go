@@ -26,6 +26,11 @@ import (
 // maxScanDepth is the nesting the scanner follows before it declines.
 const maxScanDepth = 64
 
+// maxScanBalances bounds the balances the scanner reads (a Solana
+// transaction has at most 256 accounts, so at most 512 balances): its account
+// matching is quadratic, and a document with more goes to the general path.
+const maxScanBalances = 512
+
 // maxScanDigits bounds amounts to 18 digits: below 2^60, so a delta fits
 // an int64 and sums are checked.
 const maxScanDigits = 18
@@ -517,7 +522,7 @@ func (s *scanner) balance(i int, post bool) (int, bool) {
 		}
 		return s.value(j, 2)
 	})
-	if !ok || !tb.hasMint || !tb.hasAmount {
+	if !ok || !tb.hasMint || !tb.hasAmount || len(s.bals) >= maxScanBalances {
 		return 0, false
 	}
 	if len(s.bals) == 0 && cap(s.bals) == 0 {

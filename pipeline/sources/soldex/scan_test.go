@@ -3,6 +3,7 @@ package soldex
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -133,5 +134,33 @@ func TestScanMutations(t *testing.T) {
 			buf[i] = subst[i%len(subst)]
 		}
 		sameSwaps(t, buf, pools, nil)
+	}
+}
+
+// TestScanBalanceLimit: the scanner reads up to maxScanBalances balances and
+// leaves longer lists (more than a Solana transaction can hold; its account
+// matching is quadratic) to the general path, which gives the result.
+func TestScanBalanceLimit(t *testing.T) {
+	doc := func(n int) []byte {
+		var sb strings.Builder
+		sb.WriteString(`{"preTokenBalances":[`)
+		for i := 0; i < n; i++ {
+			if i > 0 {
+				sb.WriteByte(',')
+			}
+			sb.WriteString(`{"accountIndex":` + strconv.Itoa(i) + `,"mint":"` + meteoraPool.BaseMint + `","owner":"` + meteoraPool.Address + `","uiTokenAmount":{"amount":"5","decimals":9}}`)
+		}
+		sb.WriteString(`]}`)
+		return []byte(sb.String())
+	}
+	pools := map[string]*Pool{meteoraPool.Address: meteoraPool}
+	if !sameSwaps(t, doc(maxScanBalances), pools, nil) {
+		t.Fatalf("%d balances declined", maxScanBalances)
+	}
+	if sameSwaps(t, doc(maxScanBalances+1), pools, nil) {
+		t.Fatalf("%d balances scanned", maxScanBalances+1)
+	}
+	if _, err := ParseMeta(doc(5000), pools); err != nil {
+		t.Fatal(err)
 	}
 }
