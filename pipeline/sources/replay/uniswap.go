@@ -155,7 +155,7 @@ type uniLog struct {
 	blockTsNs int64
 	txHash    string
 	logIndex  uint32
-	topics    [][]byte // hex strings with 0x
+	topics    [][]byte // hex strings with 0x; read only (they may alias a string)
 	data      []byte   // hex string with 0x
 }
 
@@ -216,7 +216,8 @@ func (p *uniswapParser) csvLog(line []byte, l *uniLog) string {
 		t, after, more := strings.Cut(rest, ",")
 		t = strings.Trim(strings.TrimSpace(t), `'"`)
 		if t != "" {
-			p.topics = append(p.topics, unsafe.Slice(unsafe.StringData(t), len(t))) // read only
+			// The topics alias the row's string: the swap decoding only reads them.
+			p.topics = append(p.topics, unsafe.Slice(unsafe.StringData(t), len(t)))
 		}
 		if !more {
 			break

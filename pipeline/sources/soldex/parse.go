@@ -15,8 +15,6 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
-
-	gojson "github.com/goccy/go-json"
 )
 
 // Pool is one known pool: the account that owns its two vault token
@@ -86,11 +84,15 @@ func ParseMeta(raw []byte, pools map[string]*Pool) ([]Swap, error) {
 	return parseMetaGeneral(raw, pools, nil)
 }
 
-// parseMetaGeneral is the reference decoder: goccy/go-json into Meta, then
-// Swaps.
+// parseMetaGeneral is the reference decoder: encoding/json into Meta, then
+// Swaps. It was goccy/go-json, which panics on some sequences of malformed
+// inputs (decoder state carried between calls, goccy/go-json#604; found by
+// FuzzParseMeta): outside input must never crash the connector, and the
+// scanning decoder now reads the common shape, so the general path is the
+// robust one.
 func parseMetaGeneral(raw []byte, pools map[string]*Pool, order []string) ([]Swap, error) {
 	var m Meta
-	if err := gojson.Unmarshal(raw, &m); err != nil {
+	if err := json.Unmarshal(raw, &m); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
 	}
 	return Swaps(&m, pools, order)

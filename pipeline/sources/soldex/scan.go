@@ -18,7 +18,7 @@ import (
 // without escapes, every member at most once, keys without escapes and
 // not differing from a known one only by case. On anything else (and on any
 // transaction the semantic step would reject as malformed) it declines, and
-// the general decoder (goccy/go-json into Meta, then Swaps) decodes the
+// the general decoder (encoding/json into Meta, then Swaps) decodes the
 // metadata and produces the swaps or the exact error. So the scanner never
 // decides what is rejected except ErrNotSwap, whose message it reproduces;
 // TestScanMatchesGeneral and FuzzParseMeta check that both paths agree.
@@ -58,8 +58,8 @@ type scanAcct struct {
 	pre, post int64
 }
 
-// scanner holds the balances of one scan; the arrays keep small
-// transactions off the heap.
+// scanner holds the balances of one scan; scanners are recycled (the
+// scanners pool), so the arrays serve most transactions without allocating.
 type scanner struct {
 	b     []byte
 	bals  []scanBal
@@ -82,7 +82,7 @@ func (s *scanner) ws(i int) int {
 	return i
 }
 
-// strEnd returns the index after the string at b[i] == '"', validating
+// str returns the index after the string at b[i] == '"', validating
 // escapes and rejecting control characters and bytes >= 0x80 (which the
 // general decoder may treat differently). plain reports no escape.
 func (s *scanner) str(i int) (j int, plain, ok bool) {
