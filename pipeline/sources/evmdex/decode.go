@@ -10,6 +10,8 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/holiman/uint256"
+
+	"github.com/marketintel/mi/pipeline/uniswap"
 )
 
 // Event signatures (topic0) of the Uniswap v3 pool events the connector reads.
@@ -176,7 +178,7 @@ type SwapFixed struct {
 }
 
 // DecodeSwapFixed decodes a Swap log into s, reading the five 32-byte data
-// words directly instead of through the ABI's reflection.
+// words directly instead of through the ABI's reflection (uniswap.DecodeSwapData).
 // TestDecodeSwapWordsMatchesABI and FuzzDecodeSwapWords hold it equal to
 // the ABI decoding, including its range checks (uint160, uint128, int24
 // words must be sign- or zero-extended).
@@ -184,19 +186,11 @@ func DecodeSwapFixed(l *types.Log, s *SwapFixed) error {
 	if len(l.Topics) != 3 || l.Topics[0] != TopicSwap {
 		return fmt.Errorf("%w: a swap has 3 topics starting with the Swap signature", ErrMalformed)
 	}
-	d := l.Data
-	if len(d) != 5*32 || !zeroExtended(d[64:96], 20) || !zeroExtended(d[96:128], 16) {
+	var w uniswap.SwapWords
+	if !uniswap.DecodeSwapData(l.Data, &w) {
 		return fmt.Errorf("%w: cannot decode swap data", ErrMalformed)
 	}
-	tick, ok := int24Word(d[128:160])
-	if !ok {
-		return fmt.Errorf("%w: cannot decode swap data", ErrMalformed)
-	}
-	s.Amount0.SetBytes32(d[0:32])
-	s.Amount1.SetBytes32(d[32:64])
-	s.SqrtPriceX96.SetBytes32(d[64:96])
-	s.Liquidity.SetBytes32(d[96:128])
-	s.Tick = tick
+	s.Amount0, s.Amount1, s.SqrtPriceX96, s.Liquidity, s.Tick = w.Amount0, w.Amount1, w.SqrtPriceX96, w.Liquidity, w.Tick
 	copy(s.Sender[:], l.Topics[1][12:])
 	copy(s.Recipient[:], l.Topics[2][12:])
 	return nil
@@ -219,29 +213,4 @@ func signedBig(x *uint256.Int) *big.Int {
 		return x.ToBig()
 	}
 	return new(big.Int).Neg(new(uint256.Int).Neg(x).ToBig())
-}
-
-// int24Word reads a 32-byte word holding a sign-extended int24.
-func int24Word(w []byte) (int32, bool) {
-	ext := byte(0)
-	if w[29]&0x80 != 0 {
-		ext = 0xff
-	}
-	for _, c := range w[:29] {
-		if c != ext {
-			return 0, false
-		}
-	}
-	return int32(uint32(w[29])<<16|uint32(w[30])<<8|uint32(w[31])) << 8 >> 8, true
-}
-
-// zeroExtended reports whether a 32-byte word holds an unsigned integer of
-// size bytes (the leading 32-size bytes are zero).
-func zeroExtended(w []byte, size int) bool {
-	for _, c := range w[:32-size] {
-		if c != 0 {
-			return false
-		}
-	}
-	return true
 }

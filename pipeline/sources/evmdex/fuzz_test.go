@@ -104,3 +104,14 @@ func FuzzDecodeSwapWords(f *testing.F) {
 		}
 	})
 }
+
+// zeroExtended reports whether a 32-byte word holds an unsigned integer of
+// size bytes: the test's own statement of canonical data.
+func zeroExtended(w []byte, size int) bool {
+	for _, c := range w[:32-size] {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
+}

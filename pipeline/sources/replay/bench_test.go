@@ -49,6 +49,7 @@ func benchParser(b *testing.B, units [][]byte, newParser func() parser) {
 	trades := 0
 	b.ReportAllocs()
 	b.ResetTimer()
+	c0 := cpuSeconds()
 	for b.Loop() {
 		p := newParser()
 		for _, u := range units {
@@ -60,6 +61,7 @@ func benchParser(b *testing.B, units [][]byte, newParser func() parser) {
 	sec := b.Elapsed().Seconds()
 	b.ReportMetric(float64(len(units)*b.N)/sec, "msgs/s")
 	b.ReportMetric(float64(trades)/sec, "trades/s")
+	b.ReportMetric(float64(len(units)*b.N)/(cpuSeconds()-c0), "msgs/cpu-s")
 }
 
 func BenchmarkDecodeBinanceSpot(b *testing.B) {
@@ -119,15 +121,46 @@ func BenchmarkDecodeTardis(b *testing.B) {
 	})
 }
 
+// BenchmarkDecodeUniswap reads the recorded day of the 0.05% pool (6,046
+// swaps and 189 other logs) as the raw-logs CSV and as eth_getLogs
+// elements, with the fixed-width Swap decoder (fixed) and with the ABI
+// alone (abi, the path before it), in the same run. Run with -cpu 1 for the
+// per-core msgs/cpu-s.
 func BenchmarkDecodeUniswap(b *testing.B) {
-	units := loadUnits(b, "defi/uniswapv3_ethereum_USDC-WETH-0.05pct_0x88e6_raw_logs_2024-01-05.csv")
-	benchParser(b, units[1:], func() parser {
-		p := newUniswapParser(KnownPools[0].Address)
-		if err := p.csvHeader(uniswapCSVColumns); err != nil {
-			b.Fatal(err)
+	csv := loadUnits(b, "defi/uniswapv3_ethereum_USDC-WETH-0.05pct_0x88e6_raw_logs_2024-01-05.csv")[1:]
+	raw, err := os.ReadFile(fixtures.Path(b, "defi/uniswapv3_ethereum_USDC-WETH-0.05pct_0x88e6_eth_getLogs_2024-01-05.DERIVED.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var doc struct{ Result []json.RawMessage }
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		b.Fatal(err)
+	}
+	var js [][]byte
+	for _, r := range doc.Result {
+		js = append(js, r)
+	}
+	for _, c := range []struct {
+		name  string
+		units [][]byte
+		pool  string
+	}{{"csv", csv, KnownPools[0].Address}, {"getLogs", js, ""}} {
+		for _, abiOnly := range []bool{false, true} {
+			name := c.name + "/fixed"
+			if abiOnly {
+				name = c.name + "/abi"
+			}
+			b.Run(name, func(b *testing.B) {
+				benchParser(b, c.units, func() parser {
+					fast, general := uniswapPair(b, c.pool)
+					if abiOnly {
+						return general
+					}
+					return fast
+				})
+			})
 		}
-		return p
-	})
+	}
 }
 
 func BenchmarkDecodeGeneric(b *testing.B) {

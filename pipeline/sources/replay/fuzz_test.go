@@ -92,15 +92,16 @@ func FuzzUniswapLog(f *testing.F) {
 	f.Add([]byte(`{"address":"0x88e6a0c2ddd26feeb64f039a2c41296fcb3f5640","topics":["0x7a53080ba414158be7ec69b987b5fb7d07dee101fe85488f0853ae16239d0bde"],"data":"0x","blockTimestamp":"0x1","logIndex":"0x1"}`), true)
 	f.Add([]byte(`1,2024-01-05 00:00:23,0x0,1,1,"['0xc42079f94a6350d7e6235f29174924f928cc2ac818eb64fed8004e115fbcca67', '0x00', '0x00']",0x00`), false)
 	f.Fuzz(func(t *testing.T, unit []byte, json bool) {
+		pool := KnownPools[0].Address
 		if json {
-			fuzzParser(t, newUniswapParser(""), unit)
-			return
+			pool = ""
 		}
-		p := newUniswapParser(KnownPools[0].Address)
-		if err := p.csvHeader(uniswapCSVColumns); err != nil {
-			t.Fatal(err)
+		fast, general := uniswapPair(t, pool)
+		fuzzParser(t, fast, unit)
+		// The fixed-width Swap decoder gives the ABI path's records.
+		if d := diffRecords(fast.parse(unit, nil), general.parse(unit, nil)); d != "" {
+			t.Fatalf("fixed-width and ABI paths differ: %s", d)
 		}
-		fuzzParser(t, p, unit)
 	})
 }
 

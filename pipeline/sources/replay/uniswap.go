@@ -10,11 +10,14 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/ethereum/go-ethereum/accounts/abi"
+	"github.com/holiman/uint256"
 
 	"github.com/marketintel/mi/pipeline/sources"
 	"github.com/marketintel/mi/pipeline/symbols"
+	"github.com/marketintel/mi/pipeline/uniswap"
 	"github.com/marketintel/mi/schemas"
 )
 
@@ -125,6 +128,8 @@ type uniswapParser struct {
 	idx    [7]int
 	fields []string
 	topics [][]byte
+	// lastPool caches the tokens of the last pool a swap came from.
+	lastPool uniPoolTokens
 }
 
 func newUniswapParser(pool string) *uniswapParser { return &uniswapParser{pool: pool} }
@@ -150,7 +155,7 @@ type uniLog struct {
 	blockTsNs int64
 	txHash    string
 	logIndex  uint32
-	topics    [][]byte // hex strings with 0x
+	topics    [][]byte // hex strings with 0x; read only (they may alias a string)
 	data      []byte   // hex string with 0x
 }
 
@@ -207,11 +212,17 @@ func (p *uniswapParser) csvLog(line []byte, l *uniLog) string {
 		return "malformed topics: not a list"
 	}
 	p.topics = p.topics[:0]
-	for _, t := range strings.Split(ts2[1:len(ts2)-1], ",") {
+	for rest := ts2[1 : len(ts2)-1]; ; {
+		t, after, more := strings.Cut(rest, ",")
 		t = strings.Trim(strings.TrimSpace(t), `'"`)
 		if t != "" {
-			p.topics = append(p.topics, []byte(t))
+			// The topics alias the row's string: the swap decoding only reads them.
+			p.topics = append(p.topics, unsafe.Slice(unsafe.StringData(t), len(t)))
 		}
+		if !more {
+			break
+		}
+		rest = after
 	}
 	l.topics = p.topics
 	l.data = []byte(get(6))
@@ -294,6 +305,24 @@ func decodeHex(b []byte) ([]byte, bool) {
 	return out, true
 }
 
+// hexWord decodes the 0x-prefixed hex string s into dst, which it must fill
+// exactly; it is decodeHex without allocating.
+func hexWord(dst, s []byte) bool {
+	if len(s) != 2+2*len(dst) || s[0] != '0' || (s[1] != 'x' && s[1] != 'X') {
+		return false
+	}
+	_, err := hex.Decode(dst, s[2:])
+	return err == nil
+}
+
+// hexAddress is "0x" + hex.EncodeToString(a) in one allocation.
+func hexAddress(a []byte) string {
+	var buf [2 + 2*20]byte
+	buf[0], buf[1] = '0', 'x'
+	n := 2 + hex.Encode(buf[2:], a)
+	return string(buf[:n])
+}
+
 func (p *uniswapParser) swap(raw []byte, l *uniLog, out []sources.Record) []sources.Record {
 	pool, ok := lookupPool(l.pool)
 	if !ok {
@@ -302,35 +331,37 @@ func (p *uniswapParser) swap(raw []byte, l *uniLog, out []sources.Record) []sour
 	if len(l.topics) != 3 {
 		return append(out, reject(raw, "malformed swap: want 3 topics"))
 	}
-	recipient, ok := decodeHex(l.topics[2])
-	if !ok || len(recipient) != 32 {
+	var recipient [32]byte
+	if !hexWord(recipient[:], l.topics[2]) {
 		return append(out, reject(raw, "malformed swap: recipient topic is not a 32-byte word"))
 	}
-	data, ok := decodeHex(l.data)
-	if !ok {
-		return append(out, reject(raw, "malformed swap: data is not hex"))
+	// The fixed-width decoder reads the canonical data; the ABI decodes what
+	// it refuses (and makes the rejections), as it did before.
+	var w uniswap.SwapWords
+	var buf [5 * 32]byte
+	fixed := !p.generalOnly && hexWord(buf[:], l.data) && uniswap.DecodeSwapData(buf[:], &w)
+	var a0, a1 *big.Int
+	if !fixed {
+		data, ok := decodeHex(l.data)
+		if !ok {
+			return append(out, reject(raw, "malformed swap: data is not hex"))
+		}
+		vals, err := swapEvent.Inputs.NonIndexed().Unpack(data)
+		if err != nil || len(vals) != 5 {
+			return append(out, reject(raw, "malformed swap: cannot decode data"))
+		}
+		var ok0, ok1 bool
+		a0, ok0 = vals[0].(*big.Int)
+		a1, ok1 = vals[1].(*big.Int)
+		if !ok0 || !ok1 {
+			return append(out, reject(raw, "malformed swap: amounts are not integers"))
+		}
 	}
-	vals, err := swapEvent.Inputs.NonIndexed().Unpack(data)
-	if err != nil || len(vals) != 5 {
-		return append(out, reject(raw, "malformed swap: cannot decode data"))
-	}
-	a0, ok0 := vals[0].(*big.Int)
-	a1, ok1 := vals[1].(*big.Int)
-	if !ok0 || !ok1 {
-		return append(out, reject(raw, "malformed swap: amounts are not integers"))
-	}
-	t0, okT0 := symbols.LookupToken(pool.Chain, pool.Token0)
-	t1, okT1 := symbols.LookupToken(pool.Chain, pool.Token1)
-	if !okT0 || !okT1 {
-		panic("BUG: known pool " + pool.Address + " has tokens the registry does not list")
-	}
-	// Base is the non-stable token, quote the USD stablecoin.
-	baseTok, quoteTok, baseAmt, quoteAmt := t1, t0, a1, a0
-	if t1.Symbol == symbols.USD {
-		baseTok, quoteTok, baseAmt, quoteAmt = t0, t1, a0, a1
-	}
-	if quoteTok.Symbol != symbols.USD || baseTok.Symbol == symbols.USD {
-		panic("BUG: known pool " + pool.Address + " is not a token/USD-stablecoin pool")
+	pt := p.poolTokens(pool)
+	baseTok, quoteTok := pt.base, pt.quote
+	baseAmt, quoteAmt, baseW, quoteW := a1, a0, &w.Amount1, &w.Amount0
+	if pt.baseIs0 {
+		baseAmt, quoteAmt, baseW, quoteW = a0, a1, &w.Amount0, &w.Amount1
 	}
 	t := &schemas.Trade{
 		Venue:       "uniswap_v3",
@@ -340,24 +371,66 @@ func (p *uniswapParser) swap(raw []byte, l *uniLog, out []sources.Record) []sour
 		EventTimeNs: l.blockTsNs,
 		TradeId:     l.txHash,
 		LogIndex:    l.logIndex,
-		Wallet:      "0x" + hex.EncodeToString(recipient[12:]),
+		Wallet:      hexAddress(recipient[12:]),
 	}
-	size := symbols.TokenAmount(new(big.Int).Abs(baseAmt), baseTok.Decimals)
-	notional := symbols.TokenAmount(new(big.Int).Abs(quoteAmt), quoteTok.Decimals)
+	var size, notional float64
+	var baseSign, quoteSign int
+	if fixed {
+		var x uint256.Int
+		size = symbols.TokenAmountU256(x.Abs(baseW), baseTok.Decimals)
+		notional = symbols.TokenAmountU256(x.Abs(quoteW), quoteTok.Decimals)
+		baseSign, quoteSign = baseW.Sign(), quoteW.Sign()
+		p.fastTrades++
+	} else {
+		size = symbols.TokenAmount(new(big.Int).Abs(baseAmt), baseTok.Decimals)
+		notional = symbols.TokenAmount(new(big.Int).Abs(quoteAmt), quoteTok.Decimals)
+		baseSign, quoteSign = baseAmt.Sign(), quoteAmt.Sign()
+	}
 	t.Size, t.NotionalUsd = size, notional
 	if size > 0 {
 		t.Price = notional / size
 	}
 	switch {
-	case baseAmt.Sign() < 0 && quoteAmt.Sign() > 0: // base left the pool: bought
+	case baseSign < 0 && quoteSign > 0: // base left the pool: bought
 		t.Side = schemas.Side_SIDE_BUY
-	case baseAmt.Sign() > 0 && quoteAmt.Sign() < 0:
+	case baseSign > 0 && quoteSign < 0:
 		t.Side = schemas.Side_SIDE_SELL
 	default:
 		return append(out, reject(raw, "malformed swap: amounts do not have opposite signs"))
 	}
-	sym := symEntry{venueSymbol: baseTok.Ticker + "/" + quoteTok.Ticker, symbol: baseTok.Symbol, ok: true}
-	return p.emit(out, raw, t, sym)
+	return p.emit(out, raw, t, pt.sym)
+}
+
+// uniPoolTokens are a known pool's tokens as the trades need them.
+type uniPoolTokens struct {
+	address     string
+	base, quote symbols.Token
+	baseIs0     bool // token0 is the base
+	sym         symEntry
+}
+
+// poolTokens returns the tokens of a known pool, from the parser's cache of
+// the last pool (a file or an eth_getLogs answer is mostly one pool).
+func (p *uniswapParser) poolTokens(pool Pool) *uniPoolTokens {
+	if p.lastPool.address == pool.Address {
+		return &p.lastPool
+	}
+	t0, okT0 := symbols.LookupToken(pool.Chain, pool.Token0)
+	t1, okT1 := symbols.LookupToken(pool.Chain, pool.Token1)
+	if !okT0 || !okT1 {
+		panic("BUG: known pool " + pool.Address + " has tokens the registry does not list")
+	}
+	// Base is the non-stable token, quote the USD stablecoin.
+	pt := uniPoolTokens{address: pool.Address, base: t1, quote: t0}
+	if t1.Symbol == symbols.USD {
+		pt.base, pt.quote, pt.baseIs0 = t0, t1, true
+	}
+	if pt.quote.Symbol != symbols.USD || pt.base.Symbol == symbols.USD {
+		panic("BUG: known pool " + pool.Address + " is not a token/USD-stablecoin pool")
+	}
+	pt.sym = symEntry{venueSymbol: pt.base.Ticker + "/" + pt.quote.Ticker, symbol: pt.base.Symbol, ok: true}
+	p.lastPool = pt
+	return &p.lastPool
 }
 
 // logsReader yields the logs of an eth_getLogs JSON-RPC answer

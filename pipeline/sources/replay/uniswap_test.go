@@ -2,6 +2,8 @@ package replay
 
 import (
 	"bufio"
+	"bytes"
+	"encoding/json"
 	"math"
 	"math/big"
 	"os"
@@ -13,6 +15,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/marketintel/mi/internal/fixtures"
+	"github.com/marketintel/mi/pipeline/sources"
 	"github.com/marketintel/mi/schemas"
 )
 
@@ -139,5 +142,133 @@ func TestUniswapMinuteAggregates(t *testing.T) {
 	}
 	if rows != 1440 || active != len(mins) || active < 1000 {
 		t.Fatalf("%d rows, %d minutes with swaps (replay has %d)", rows, active, len(mins))
+	}
+}
+
+// uniswapPair returns a parser of a raw-logs CSV (pool != "") or of
+// eth_getLogs elements (pool == ""), and the same with the general (ABI)
+// path only.
+func uniswapPair(t testing.TB, pool string) (fast, general *uniswapParser) {
+	fast, general = newUniswapParser(pool), newUniswapParser(pool)
+	general.generalOnly = true
+	if pool != "" {
+		if err := fast.csvHeader(uniswapCSVColumns); err != nil {
+			t.Fatal(err)
+		}
+		if err := general.csvHeader(uniswapCSVColumns); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return fast, general
+}
+
+// swapVariants returns a Swap log's line with its data edited: a sixth
+// word, a non-canonical sqrtPriceX96 word, a non-sign-extended tick, the
+// amounts' signs flipped, both amounts positive, an odd-length data.
+func swapVariants(u []byte) [][]byte {
+	i := bytes.Index(u, []byte("0xc42079f9"))
+	if i < 0 {
+		return nil
+	}
+	d := bytes.Index(u, []byte(`"data":"0x`)) + len(`"data":"`) // eth_getLogs
+	if d < len(`"data":"`) {
+		d = bytes.LastIndex(u, []byte(",0x")) + 1 // raw-logs CSV: the last column
+	}
+	if d < 1 || len(u)-d < 2+320 {
+		return nil
+	}
+	data := string(u[d+2 : d+2+320])
+	edit := func(nd string) []byte {
+		return append(append(append([]byte(nil), u[:d+2]...), nd...), u[d+2+320:]...)
+	}
+	neg := func(w string) string { // one's complement: a sign flip off by one
+		b := []byte(w)
+		for k, c := range b {
+			v := strings.IndexByte("0123456789abcdef", c)
+			if v < 0 {
+				return w
+			}
+			b[k] = "fedcba9876543210"[v]
+		}
+		return string(b)
+	}
+	return [][]byte{
+		edit(data + strings.Repeat("0", 64)),
+		edit(data[:128] + "01" + data[130:]),
+		edit(data[:256] + "00" + data[258:]),
+		edit(neg(data[:64]) + neg(data[64:128]) + data[128:]),
+		edit(strings.Repeat("0", 62) + "07" + strings.Repeat("0", 62) + "09" + data[128:]),
+		edit(data[:319]),
+	}
+}
+
+// TestUniswapFixedMatchesABI: every log of the recorded day files (both
+// pools, raw-logs CSV and eth_getLogs JSON), and edited variants of every
+// Swap log, give the same records with the fixed-width Swap decoder as
+// with the ABI alone; the fixed-width decoder takes every recorded swap.
+func TestUniswapFixedMatchesABI(t *testing.T) {
+	type file struct {
+		rel, pool string
+	}
+	files := []file{
+		{"defi/uniswapv3_ethereum_USDC-WETH-0.05pct_0x88e6_raw_logs_2024-01-05.csv", KnownPools[0].Address},
+		{"defi/uniswapv3_ethereum_USDC-WETH-0.3pct_0x8ad5_raw_logs_2024-01-05.csv", KnownPools[1].Address},
+		{"defi/uniswapv3_ethereum_USDC-WETH-0.05pct_0x88e6_eth_getLogs_2024-01-05.DERIVED.json", ""},
+		{"defi/uniswapv3_ethereum_USDC-WETH-0.3pct_0x8ad5_eth_getLogs_2024-01-05.DERIVED.json", ""},
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f.rel), func(t *testing.T) {
+			var units [][]byte
+			if f.pool != "" {
+				units = loadUnits(t, f.rel)[1:]
+			} else {
+				raw, err := os.ReadFile(fixtures.Path(t, f.rel))
+				if err != nil {
+					t.Fatal(err)
+				}
+				var doc struct{ Result []json.RawMessage }
+				if err := json.Unmarshal(raw, &doc); err != nil {
+					t.Fatal(err)
+				}
+				for _, r := range doc.Result {
+					units = append(units, r)
+				}
+			}
+			fast, general := uniswapPair(t, f.pool)
+			var a, b []sources.Record
+			trades, variants, rejects := 0, 0, 0
+			var fixed uint64
+			for i, u := range units {
+				n := fast.fastTrades
+				a, b = fast.parse(u, a[:0]), general.parse(u, b[:0])
+				fixed += fast.fastTrades - n
+				if d := diffRecords(a, b); d != "" {
+					t.Fatalf("log %d: %s\n%.300s", i+1, d, u)
+				}
+				for _, r := range a {
+					if r.Trade != nil {
+						trades++
+					}
+				}
+				for k, v := range swapVariants(u) {
+					variants++
+					a, b = fast.parse(v, a[:0]), general.parse(v, b[:0])
+					if d := diffRecords(a, b); d != "" {
+						t.Fatalf("log %d variant %d: %s\n%.400s", i+1, k, d, v)
+					}
+					for _, r := range a {
+						if r.Trade == nil {
+							rejects++
+						}
+					}
+				}
+			}
+			if trades < 250 || fixed != uint64(trades) {
+				t.Fatalf("%d trades, %d through the fixed-width decoder", trades, fixed)
+			}
+			if variants < 6*250 || rejects == 0 {
+				t.Fatalf("%d variants, %d rejected: the edits tested nothing", variants, rejects)
+			}
+		})
 	}
 }

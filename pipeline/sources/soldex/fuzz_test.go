@@ -6,7 +6,9 @@ import (
 )
 
 // FuzzParseMeta: any metadata JSON is swaps or an error of the package's
-// kinds, never a panic; a swap's vault deltas have opposite signs.
+// kinds, never a panic; a swap's vault deltas have opposite signs; the
+// scanning decoder, when it does not decline, gives the general decoder's
+// swaps or error, with the pools in order of appearance or given.
 func FuzzParseMeta(f *testing.F) {
 	f.Add(readFixture(f))
 	f.Add([]byte(`{"err":null,"preTokenBalances":[],"postTokenBalances":[]}`))
@@ -16,7 +18,11 @@ func FuzzParseMeta(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
+	f.Add([]byte(`{"postTokenBalances":[{"accountIndex":1,"mint":"m","owner":"BMCheVSdKZ6rxsoJ1MChA5HQRtk5pz4QkCLs7MXFkvZJ","uiTokenAmount":{"amount":"7","decimals":9}}],"preTokenBalances":[{"accountIndex":1,"mint":"m","uiTokenAmount":{"amount":"5"}}],"err":null}`))
+	order := []string{solPool.Address + "x", meteoraPool.Address, "nope"}
 	f.Fuzz(func(t *testing.T, raw []byte) {
+		sameSwaps(t, raw, pools, nil)
+		sameSwaps(t, raw, pools, order)
 		swaps, err := ParseMeta(raw, pools)
 		if err != nil {
 			if !errors.Is(err, ErrMalformed) && !errors.Is(err, ErrFailed) && !errors.Is(err, ErrNotSwap) {

@@ -15,8 +15,6 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
-
-	gojson "github.com/goccy/go-json"
 )
 
 // Pool is one known pool: the account that owns its two vault token
@@ -76,12 +74,28 @@ var (
 // known pools (keyed by vault owner), in the order of pools. A transaction
 // that touches no known vault yields no swap and no error. A known pool whose
 // vaults moved the same way (a deposit or withdrawal) is ErrNotSwap.
+//
+// The scanning decoder (scan.go) reads the common shape of metadata; the
+// general decoder, parseMetaGeneral, decodes whatever it declines.
 func ParseMeta(raw []byte, pools map[string]*Pool) ([]Swap, error) {
+	if swaps, err, ok := scanSwaps(raw, pools, nil); ok {
+		return swaps, err
+	}
+	return parseMetaGeneral(raw, pools, nil)
+}
+
+// parseMetaGeneral is the reference decoder: encoding/json into Meta, then
+// Swaps. It was goccy/go-json, which panics on some sequences of malformed
+// inputs (decoder state carried between calls, goccy/go-json#604; found by
+// FuzzParseMeta): outside input must never crash the connector, and the
+// scanning decoder now reads the common shape, so the general path is the
+// robust one.
+func parseMetaGeneral(raw []byte, pools map[string]*Pool, order []string) ([]Swap, error) {
 	var m Meta
-	if err := gojson.Unmarshal(raw, &m); err != nil {
+	if err := json.Unmarshal(raw, &m); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
 	}
-	return Swaps(&m, pools, nil)
+	return Swaps(&m, pools, order)
 }
 
 // Swaps is ParseMeta on decoded metadata; order lists the pool addresses in

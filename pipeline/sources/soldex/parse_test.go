@@ -91,3 +91,16 @@ func TestFromEntry(t *testing.T) {
 		}
 	}
 }
+
+// TestParseMetaMalformedSequence: a sequence of malformed documents that made
+// the former decoder (goccy/go-json) panic on the third call — its state
+// carried between calls, goccy/go-json#604 — is a sequence of ErrMalformed.
+func TestParseMetaMalformedSequence(t *testing.T) {
+	pools := map[string]*Pool{meteoraPool.Address: meteoraPool}
+	inputs := []string{`[{"x":1},{"y":`, `{"\`}
+	for i := 0; i < 10; i++ {
+		if _, err := ParseMeta([]byte(inputs[i%len(inputs)]), pools); !errors.Is(err, ErrMalformed) {
+			t.Fatalf("call %d: %v", i, err)
+		}
+	}
+}

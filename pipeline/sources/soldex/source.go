@@ -14,8 +14,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	gojson "github.com/goccy/go-json"
-
 	"github.com/marketintel/mi/pipeline/sources"
 	"github.com/marketintel/mi/pipeline/symbols"
 	"github.com/marketintel/mi/schemas"
@@ -349,11 +347,10 @@ func (s *Source) markSeen(sig string) {
 // a known pool, or one rejected record with the reason. It is what the
 // connector emits for the transaction and is exported for replays and tests.
 func (s *Source) Records(signature string, blockTime int64, meta []byte) []sources.Record {
-	var m Meta
-	if err := gojson.Unmarshal(meta, &m); err != nil {
-		return []sources.Record{{Raw: append([]byte(nil), meta...), Reason: fmt.Sprintf("%v: %v", ErrMalformed, err)}}
+	swaps, err, ok := scanSwaps(meta, s.pools, s.order)
+	if !ok {
+		swaps, err = parseMetaGeneral(meta, s.pools, s.order)
 	}
-	swaps, err := Swaps(&m, s.pools, s.order)
 	if err != nil {
 		return []sources.Record{{Raw: append([]byte(nil), meta...), Reason: err.Error()}}
 	}
