@@ -3,6 +3,7 @@ package x402
 import (
 	"bytes"
 	"crypto/ecdsa"
+	"encoding/json"
 	"fmt"
 	"math/big"
 	"strings"
@@ -14,7 +15,6 @@ import (
 	"github.com/ethereum/go-ethereum/common/math"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/signer/core/apitypes"
-	gojson "github.com/goccy/go-json"
 )
 
 // validBeforeBuffer is how long an authorization must still be valid when
@@ -78,7 +78,7 @@ func VerifyExactEVM(p *PaymentPayload, req PaymentRequirements, now time.Time) (
 		return nil, ErrMissingDomain
 	}
 	var pl ExactEVMPayload
-	if err := gojson.Unmarshal(p.Payload, &pl); err != nil {
+	if err := json.Unmarshal(p.Payload, &pl); err != nil {
 		return nil, fmt.Errorf("%w: payload is not {signature, authorization}", ErrInvalidPayload)
 	}
 	a := pl.Authorization

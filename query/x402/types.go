@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 
-	gojson "github.com/goccy/go-json"
 )
 
 // Version is the x402 protocol version this package speaks.
@@ -133,10 +132,11 @@ func decodeHeader(s string, v any) error {
 	if err != nil {
 		return fmt.Errorf("%w: not standard base64", ErrMalformedHeader)
 	}
-	// go-json decodes the same JSON as encoding/json (same tags, RawMessage
-	// kept verbatim) at a third of the cost; headers are decoded on every
-	// paid call (BENCHMARKS.md, payments).
-	if err := gojson.Unmarshal(b, v); err != nil {
+	// encoding/json, not goccy/go-json: these bytes come from anyone, and
+	// go-json can panic on some sequences of malformed inputs because decoder
+	// state carries over between calls (goccy/go-json#604, found by the
+	// soldex fuzzer).
+	if err := json.Unmarshal(b, v); err != nil {
 		return fmt.Errorf("%w: not the expected JSON object", ErrMalformedHeader)
 	}
 	return nil
