@@ -15,6 +15,7 @@ import (
 	"github.com/parquet-go/parquet-go/compress/zstd"
 
 	"github.com/marketintel/mi/pipeline/sources/sim"
+	"github.com/marketintel/mi/schemas"
 )
 
 func benchCandles(n int) []CandleRow {
@@ -208,4 +209,52 @@ func BenchmarkCompact(b *testing.B) {
 			reportRates(b, total*b.N, c0)
 		})
 	}
+}
+
+// simTradeRecords returns n trades of the simulator's default universe in
+// arrival order, as the sink receives them.
+func simTradeRecords(b *testing.B, n int) []*schemas.Trade {
+	start := time.Date(2026, 3, 3, 0, 0, 0, 0, time.UTC)
+	src, err := sim.New(sim.Config{Seed: 1, Start: start, RateScale: 100})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer src.Close()
+	out := make([]*schemas.Trade, 0, n)
+	for len(out) < n {
+		rec, err := src.Next(context.Background())
+		if err != nil {
+			b.Fatal(err)
+		}
+		if rec.Trade != nil {
+			out = append(out, rec.Trade)
+		}
+	}
+	return out
+}
+
+// BenchmarkSinkTrades measures the sink end to end for trades: 1 Mi
+// simulated trades added with AddTrade (conversion, buffering per
+// partition) and flushed as part files (sort, dedupe, encode, fsync and
+// rename), per CPU-second of the process.
+func BenchmarkSinkTrades(b *testing.B) {
+	const n = 1 << 20
+	trades := simTradeRecords(b, n)
+	b.ResetTimer()
+	c0 := cpuTime()
+	for range b.N {
+		s, err := Open(Config{Root: b.TempDir()})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, t := range trades {
+			if err := s.AddTrade(t); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := s.Flush(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	reportRates(b, n*b.N, c0)
 }

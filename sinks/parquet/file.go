@@ -63,6 +63,12 @@ func (fastSnappy) Decode(dst, src []byte) ([]byte, error) {
 // renamed over path, and the directory synced. A reader sees the whole file
 // or none of it.
 func writeFile[T any](path string, rows []T) error {
+	return writeFileWith(path, func(w io.Writer) error { return encode(w, rows) })
+}
+
+// writeFileWith writes the file enc encodes to path atomically, as
+// writeFile does.
+func writeFileWith(path string, enc func(w io.Writer) error) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("cannot create %s: %w", filepath.Dir(path), err)
 	}
@@ -71,7 +77,7 @@ func writeFile[T any](path string, rows []T) error {
 	if err != nil {
 		return fmt.Errorf("cannot create %s: %w", tmp, err)
 	}
-	if err := encode(f, rows); err != nil {
+	if err := enc(f); err != nil {
 		f.Close()
 		os.Remove(tmp)
 		return fmt.Errorf("cannot write %s: %w", tmp, err)
