@@ -89,6 +89,9 @@ func BenchmarkWrite(b *testing.B) {
 			b.Run("simtrades/before", func(b *testing.B) { benchEncode(b, tradesBefore(simTrades(b, n)), v.opts) })
 			continue
 		}
+		if v.name == "snappy" {
+			b.Run("simtrades/snappy-prev", func(b *testing.B) { benchEncode(b, tradesPrev(simTrades(b, n)), v.opts) })
+		}
 		b.Run("trades/"+v.name, func(b *testing.B) { benchEncode(b, benchTrades(n), v.opts) })
 		b.Run("simtrades/"+v.name, func(b *testing.B) { benchEncode(b, simTrades(b, n), v.opts) })
 	}
@@ -111,6 +114,33 @@ type tradeRowBefore struct {
 	TradeID     string  `parquet:"trade_id"`
 	LogIndex    int64   `parquet:"log_index"`
 	Wallet      string  `parquet:"wallet"`
+}
+
+// tradeRowPrev is TradeRow before wallets were dictionary-encoded and
+// trade ids stored uncompressed (both Snappy-compressed plain).
+type tradeRowPrev struct {
+	EventTime   int64   `parquet:"event_time,timestamp(nanosecond:local),delta,uncompressed"`
+	IngestTime  int64   `parquet:"ingest_time,timestamp(nanosecond:local),delta,uncompressed"`
+	Symbol      string  `parquet:"symbol,dict,uncompressed"`
+	VenueKind   string  `parquet:"venue_kind,dict,uncompressed"`
+	Chain       string  `parquet:"chain,dict,uncompressed"`
+	Market      string  `parquet:"market,dict,uncompressed"`
+	VenueSymbol string  `parquet:"venue_symbol,dict,uncompressed"`
+	Price       float64 `parquet:"price"`
+	Size        float64 `parquet:"size,uncompressed"`
+	NotionalUSD float64 `parquet:"notional_usd,uncompressed"`
+	Side        string  `parquet:"side,dict,uncompressed"`
+	TradeID     string  `parquet:"trade_id"`
+	LogIndex    int64   `parquet:"log_index"`
+	Wallet      string  `parquet:"wallet"`
+}
+
+func tradesPrev(rows []TradeRow) []tradeRowPrev {
+	out := make([]tradeRowPrev, len(rows))
+	for i, r := range rows {
+		out[i] = tradeRowPrev(r)
+	}
+	return out
 }
 
 func tradesBefore(rows []TradeRow) []tradeRowBefore {

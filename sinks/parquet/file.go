@@ -18,6 +18,11 @@ import (
 // DuckDB can parallelize a scan by row group (DESIGN.md §6).
 const MaxRowsPerRowGroup = 1_000_000
 
+// dictionaryMaxBytes bounds the dictionary of a column chunk: past it, the
+// column is plain-encoded for the rest of the row group (high-cardinality
+// wallets), so a dictionary never costs more than it saves.
+const dictionaryMaxBytes = 1 << 20
+
 // tmpSuffix marks a file being written; readers and compaction ignore it,
 // and startup removes leftovers.
 const tmpSuffix = ".tmp"
@@ -34,6 +39,7 @@ func writeOptions() []pq.WriterOption {
 		// sixth of the encoding time.
 		pq.DataPageStatistics(false),
 		pq.CreatedBy("mi", "1", ""),
+		pq.DictionaryMaxBytes(dictionaryMaxBytes),
 		// Bounds of string columns cost a comparison per value (a third of
 		// the encoding time) and, with rows sorted by time, prune little:
 		// only the numeric and time columns carry min/max statistics.
