@@ -122,7 +122,7 @@ func jsonString(v any) string {
 // TestHyparquetReadsDictionaryFallback writes trades with more distinct
 // wallets than a dictionary holds, so the wallet column chunk has
 // dictionary pages then plain ones, and checks that the file says so and
-// that hyparquet and both of our readers read every row.
+// that hyparquet, DuckDB and both of our readers read every row.
 func TestHyparquetReadsDictionaryFallback(t *testing.T) {
 	dir, err := filepath.Abs("../../internal/interop/parquet")
 	if err != nil {
@@ -173,4 +173,13 @@ func TestHyparquetReadsDictionaryFallback(t *testing.T) {
 		t.Fatal("the generic reader did not read back the rows written")
 	}
 	check(t, dir, path, []TradeRow(nil))
+	var n, distinct int
+	var last string
+	err = duck(t).QueryRow("SELECT count(*), count(DISTINCT wallet), max_by(wallet, event_time) FROM read_parquet(?)", path).Scan(&n, &distinct, &last)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != len(rows) || distinct != len(rows) || last != rows[len(rows)-1].Wallet {
+		t.Fatalf("DuckDB read %d rows, %d wallets, last %q; want %d, %d, %q", n, distinct, last, len(rows), len(rows), rows[len(rows)-1].Wallet)
+	}
 }
