@@ -18,6 +18,11 @@ import (
 // DuckDB can parallelize a scan by row group (DESIGN.md §6).
 const MaxRowsPerRowGroup = 1_000_000
 
+// dictionaryMaxBytes bounds the dictionary of a column chunk: past it, the
+// column is plain-encoded for the rest of the row group (high-cardinality
+// wallets), so a dictionary never costs more than it saves.
+const dictionaryMaxBytes = 1 << 20
+
 // tmpSuffix marks a file being written; readers and compaction ignore it,
 // and startup removes leftovers.
 const tmpSuffix = ".tmp"
@@ -34,6 +39,7 @@ func writeOptions() []pq.WriterOption {
 		// sixth of the encoding time.
 		pq.DataPageStatistics(false),
 		pq.CreatedBy("mi", "1", ""),
+		pq.DictionaryMaxBytes(dictionaryMaxBytes),
 		// Bounds of string columns cost a comparison per value (a third of
 		// the encoding time) and, with rows sorted by time, prune little:
 		// only the numeric and time columns carry min/max statistics.
@@ -63,6 +69,12 @@ func (fastSnappy) Decode(dst, src []byte) ([]byte, error) {
 // renamed over path, and the directory synced. A reader sees the whole file
 // or none of it.
 func writeFile[T any](path string, rows []T) error {
+	return writeFileWith(path, func(w io.Writer) error { return encode(w, rows) })
+}
+
+// writeFileWith writes the file enc encodes to path atomically, as
+// writeFile does.
+func writeFileWith(path string, enc func(w io.Writer) error) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("cannot create %s: %w", filepath.Dir(path), err)
 	}
@@ -71,7 +83,7 @@ func writeFile[T any](path string, rows []T) error {
 	if err != nil {
 		return fmt.Errorf("cannot create %s: %w", tmp, err)
 	}
-	if err := encode(f, rows); err != nil {
+	if err := enc(f); err != nil {
 		f.Close()
 		os.Remove(tmp)
 		return fmt.Errorf("cannot write %s: %w", tmp, err)

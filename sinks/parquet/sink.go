@@ -17,6 +17,7 @@ package parquet
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -69,6 +70,7 @@ type Sink struct {
 	streamSeen [3]bool
 	streamMark [3]int64
 	pending    map[string]struct{} // days with staged or buffered rows
+	lastDay    string              // the day last marked pending; "" after a compaction
 	buffered   int
 }
 
@@ -113,13 +115,8 @@ func (t *table[T]) addByVenue(ns int64, venue string, dirOf func(day string) str
 		}
 		t.byVenue[k] = b
 	}
-	b.rows = append(b.rows, row)
+	b.add(row)
 	return b.day
-}
-
-type buffer[T any] struct {
-	day  string
-	rows []T
 }
 
 func (t *table[T]) add(dir, day string, row T) {
@@ -128,7 +125,7 @@ func (t *table[T]) add(dir, day string, row T) {
 		b = &buffer[T]{day: day}
 		t.bufs[dir] = b
 	}
-	b.rows = append(b.rows, row)
+	b.add(row)
 }
 
 // Open returns a sink writing under cfg.Root. It removes temporary files a
@@ -215,8 +212,14 @@ func (s *Sink) closeMark() int64 {
 	return m
 }
 
+// mark records a row of day buffered. The map write is skipped while rows
+// come for the day of the previous row (the same string from the same
+// buffer, so the comparison is a pointer check).
 func (s *Sink) mark(day string) {
-	s.pending[day] = struct{}{}
+	if day != s.lastDay {
+		s.pending[day] = struct{}{}
+		s.lastDay = day
+	}
 	s.buffered++
 }
 
@@ -328,12 +331,12 @@ func flushTable[T any](s *Sink, t *table[T]) error {
 	}
 	sort.Strings(dirs)
 	for _, dir := range dirs {
-		b := t.bufs[dir]
-		b.rows = sortDedupe(b.rows, t.cmp)
+		rows := t.bufs[dir].sorted(t.cmp)
 		s.seq++
 		name := fmt.Sprintf("%s-%08d.parquet", s.prefix, s.seq)
 		staged := datasets.Staged(s.root, dir)
-		if err := writeFile(filepath.Join(staged, name), b.rows); err != nil {
+		err := writeFileWith(filepath.Join(staged, name), func(w io.Writer) error { return encodePtrs(w, rows) })
+		if err != nil {
 			return fmt.Errorf("cannot write a part file: %w", err)
 		}
 		delete(t.bufs, dir)
@@ -458,6 +461,7 @@ func (s *Sink) CompactDay(day string) error {
 		}
 	}
 	delete(s.pending, day)
+	s.lastDay = ""
 	s.log.Info("day compacted", "date", day)
 	return nil
 }

@@ -130,7 +130,7 @@ func TestSignalRowsAtMinuteCloses(t *testing.T) {
 		t.Fatalf("%d rows from 4 minutes × 2 windows of documents, want 8", added)
 	}
 	b := s.signals.bufs[datasets.SignalDir(s.root, "1m", "2026-04-01")]
-	if b == nil || len(b.rows) != 4 || b.rows[1].TS != t0.Add(time.Minute).UnixMicro() {
+	if b == nil || b.n != 4 || b.chunks[0][1].TS != t0.Add(time.Minute).UnixMicro() {
 		t.Fatalf("1m rows = %+v, want 4 stamped on the minutes", b)
 	}
 }
