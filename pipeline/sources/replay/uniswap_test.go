@@ -3,9 +3,11 @@ package replay
 import (
 	"bufio"
 	"bytes"
+	"encoding/hex"
 	"encoding/json"
 	"math"
 	"math/big"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -270,5 +272,51 @@ func TestUniswapFixedMatchesABI(t *testing.T) {
 				t.Fatalf("%d variants, %d rejected: the edits tested nothing", variants, rejects)
 			}
 		})
+	}
+}
+
+// TestDecodeHexInto compares decodeHexInto with encoding/hex.Decode on
+// random strings of hex digits with, in most of them, one byte replaced by
+// an arbitrary byte, at every length up to 80 digits.
+func TestDecodeHexInto(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	const digits = "0123456789abcdefABCDEF"
+	rejected := 0
+	for n := 0; n <= 40; n++ {
+		for trial := 0; trial < 2000; trial++ {
+			src := make([]byte, 2*n)
+			for k := range src {
+				src[k] = digits[rng.IntN(len(digits))]
+			}
+			if n > 0 && trial%4 != 0 {
+				src[rng.IntN(len(src))] = byte(rng.IntN(256))
+			}
+			want := make([]byte, n)
+			_, err := hex.Decode(want, src)
+			got := make([]byte, n)
+			ok := decodeHexInto(got, src)
+			if ok != (err == nil) || ok && !bytes.Equal(got, want) {
+				t.Fatalf("decodeHexInto(%q) = %x, %v; hex.Decode = %x, %v", src, got, ok, want, err)
+			}
+			if !ok {
+				rejected++
+			}
+		}
+	}
+	if rejected < 10000 {
+		t.Fatalf("only %d strings rejected: the test tested little", rejected)
+	}
+	// Every byte value in every position of a word.
+	for pos := 0; pos < 8; pos++ {
+		for c := 0; c < 256; c++ {
+			src := []byte("0123456789abcdef")
+			src[pos] = byte(c)
+			want := make([]byte, 8)
+			_, err := hex.Decode(want, src)
+			got := make([]byte, 8)
+			if ok := decodeHexInto(got, src); ok != (err == nil) || ok && !bytes.Equal(got, want) {
+				t.Fatalf("decodeHexInto(%q) = %x, %v; hex.Decode = %x, %v", src, got, ok, want, err)
+			}
+		}
 	}
 }
