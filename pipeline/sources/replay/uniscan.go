@@ -2,6 +2,7 @@ package replay
 
 import (
 	"bytes"
+	"encoding/binary"
 	"math"
 )
 
@@ -333,12 +334,20 @@ func (p *uniswapParser) lowerHash(s []byte) string {
 	}
 	n := len(p.arena)
 	dst := p.arena[n : n+len(s)]
-	var hi byte
-	for k, c := range s {
-		hi |= c
-		dst[k] = lowerASCII[c]
+	copy(dst, s)
+	var hi uint64
+	k := 0
+	for ; k+8 <= len(dst); k += 8 {
+		w := le64(dst[k:])
+		hi |= w
+		upper := (w + (0x80-'A')*lo8) &^ (w + (0x7f-'Z')*lo8) & hi8
+		binary.LittleEndian.PutUint64(dst[k:], w|upper>>2) // 0x80 >> 2 == 'a' - 'A'
 	}
-	if hi >= 0x80 {
+	for ; k < len(dst); k++ {
+		hi |= uint64(dst[k])
+		dst[k] = lowerASCII[dst[k]]
+	}
+	if hi&hi8 != 0 {
 		return p.lower(true, s) // the arena bytes written are not handed out
 	}
 	p.arena = p.arena[:n+len(s)]
@@ -392,15 +401,13 @@ func decodeHexInto(dst, src []byte) bool {
 		panic("BUG: decodeHexInto: len(src) != 2*len(dst)")
 	}
 	k := 0
-	for ; len(src)-2*k >= 8; k += 4 {
-		v, ok := hexNibbles8(le64(src[2*k:]))
-		if !ok {
+	for ; len(src)-2*k >= 16; k += 8 {
+		lo, ok1 := hexNibbles8(le64(src[2*k:]))
+		hi, ok2 := hexNibbles8(le64(src[2*k+8:]))
+		if !ok1 || !ok2 {
 			return false
 		}
-		// Byte 2j of t is digit 2j's value << 4 | digit 2j+1's.
-		t := v<<4 | v>>8
-		d := dst[k : k+4]
-		d[0], d[1], d[2], d[3] = byte(t), byte(t>>16), byte(t>>32), byte(t>>48)
+		binary.LittleEndian.PutUint64(dst[k:], uint64(packNibbles(lo))|uint64(packNibbles(hi))<<32)
 	}
 	var bad byte
 	for ; k < len(dst); k++ {
@@ -409,6 +416,13 @@ func decodeHexInto(dst, src []byte) bool {
 		dst[k] = a<<4 | b&0x0f
 	}
 	return bad&0xf0 == 0
+}
+
+// packNibbles packs the eight digit values of v (one per byte, the first
+// in the lowest) into four bytes, first digit pair in the lowest.
+func packNibbles(v uint64) uint32 {
+	t := v<<4 | v>>8 // byte 2j: digit 2j << 4 | digit 2j+1
+	return uint32(t&0xff | t>>8&0xff00 | t>>16&0xff0000 | t>>24&0xff000000)
 }
 
 // hexNibbles8 returns the values of the eight hex digits of w, one per
