@@ -474,6 +474,47 @@ func jsonLogVariants(u []byte) [][]byte {
 	}
 }
 
+// scanDiff runs the row scanner of scanner's format on u and, when it
+// takes u, the reference of reference: it returns whether the scanner took
+// u and how the two logs differ ("" when they do not).
+func scanDiff(scanner, reference *uniswapParser, u []byte) (taken bool, diff string) {
+	var ls, lr uniLog
+	reasonS := ""
+	if scanner.pool != "" {
+		taken = scanner.csvLogFast(u, &ls)
+	} else {
+		var skip bool
+		if skip, taken = scanner.jsonLogFast(u, &ls); skip {
+			reasonS = "skip"
+		}
+	}
+	if !taken {
+		return false, ""
+	}
+	var reasonR string
+	if reference.pool != "" {
+		reasonR = reference.csvLog(u, &lr)
+	} else {
+		reasonR = reference.jsonLog(u, &lr)
+	}
+	if reasonS != reasonR {
+		return true, fmt.Sprintf("the scanner takes the log (%q), the reference says %q", reasonS, reasonR)
+	}
+	if reasonS != "" {
+		return true, ""
+	}
+	if ls.pool != lr.pool || ls.blockTsNs != lr.blockTsNs || ls.txHash != lr.txHash || ls.logIndex != lr.logIndex ||
+		!bytes.Equal(ls.data, lr.data) || len(ls.topics) != len(lr.topics) {
+		return true, fmt.Sprintf("scanner %+v\nreference %+v", ls, lr)
+	}
+	for k := range ls.topics {
+		if !bytes.Equal(ls.topics[k], lr.topics[k]) {
+			return true, fmt.Sprintf("topic %d %q != %q", k, ls.topics[k], lr.topics[k])
+		}
+	}
+	return true, ""
+}
+
 // TestUniswapScanMatchesReference: the row scanners (csvLogFast,
 // jsonLogFast) read every log of the four recorded day files, and on
 // those logs, edited variants of each (row edits and the Swap data edits
@@ -516,39 +557,12 @@ func TestUniswapScanMatchesReference(t *testing.T) {
 			check := func(what string, u []byte) {
 				t.Helper()
 				// Field by field.
-				var ls, lr uniLog
-				var ok bool
-				reasonS := ""
-				if f.pool != "" {
-					ok = scanner.csvLogFast(u, &ls)
-				} else {
-					var skip bool
-					if skip, ok = scanner.jsonLogFast(u, &ls); skip {
-						reasonS = "skip"
-					}
+				ok, d := scanDiff(scanner, reference, u)
+				if d != "" {
+					t.Fatalf("%s: %s\n%.400s", what, d, u)
 				}
 				if ok {
 					taken++
-					var reasonR string
-					if f.pool != "" {
-						reasonR = reference.csvLog(u, &lr)
-					} else {
-						reasonR = reference.jsonLog(u, &lr)
-					}
-					if reasonS != reasonR {
-						t.Fatalf("%s: the scanner takes the log (%q), the reference says %q\n%.400s", what, reasonS, reasonR, u)
-					}
-					if reasonS == "" {
-						if ls.pool != lr.pool || ls.blockTsNs != lr.blockTsNs || ls.txHash != lr.txHash || ls.logIndex != lr.logIndex ||
-							!bytes.Equal(ls.data, lr.data) || len(ls.topics) != len(lr.topics) {
-							t.Fatalf("%s: scanner %+v\nreference %+v\n%.400s", what, ls, lr, u)
-						}
-						for k := range ls.topics {
-							if !bytes.Equal(ls.topics[k], lr.topics[k]) {
-								t.Fatalf("%s: topic %d %q != %q", what, k, ls.topics[k], lr.topics[k])
-							}
-						}
-					}
 				} else {
 					refused++
 				}
