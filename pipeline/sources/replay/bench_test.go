@@ -123,9 +123,11 @@ func BenchmarkDecodeTardis(b *testing.B) {
 
 // BenchmarkDecodeUniswap reads the recorded day of the 0.05% pool (6,046
 // swaps and 189 other logs) as the raw-logs CSV and as eth_getLogs
-// elements, with the fixed-width Swap decoder (fixed) and with the ABI
-// alone (abi, the path before it), in the same run. Run with -cpu 1 for the
-// per-core msgs/cpu-s.
+// elements, in the same run: with the row scanners and the fixed-width
+// Swap decoder (scan), with the reference row handling (csvLog, jsonLog)
+// and the fixed-width decoder (rows, the path before the scanners), and
+// with the reference rows and the ABI alone (abi, the path before the
+// fixed-width decoder). Run with -cpu 1 for the per-core msgs/cpu-s.
 func BenchmarkDecodeUniswap(b *testing.B) {
 	csv := loadUnits(b, "defi/uniswapv3_ethereum_USDC-WETH-0.05pct_0x88e6_raw_logs_2024-01-05.csv")[1:]
 	raw, err := os.ReadFile(fixtures.Path(b, "defi/uniswapv3_ethereum_USDC-WETH-0.05pct_0x88e6_eth_getLogs_2024-01-05.DERIVED.json"))
@@ -145,15 +147,14 @@ func BenchmarkDecodeUniswap(b *testing.B) {
 		units [][]byte
 		pool  string
 	}{{"csv", csv, KnownPools[0].Address}, {"getLogs", js, ""}} {
-		for _, abiOnly := range []bool{false, true} {
-			name := c.name + "/fixed"
-			if abiOnly {
-				name = c.name + "/abi"
-			}
-			b.Run(name, func(b *testing.B) {
+		for _, variant := range []string{"scan", "rows", "abi"} {
+			b.Run(c.name+"/"+variant, func(b *testing.B) {
 				benchParser(b, c.units, func() parser {
 					fast, general := uniswapPair(b, c.pool)
-					if abiOnly {
+					switch variant {
+					case "rows":
+						fast.rowsGeneral = true
+					case "abi":
 						return general
 					}
 					return fast

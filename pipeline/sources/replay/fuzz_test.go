@@ -1,7 +1,10 @@
 package replay
 
 import (
+	"bytes"
+	"encoding/hex"
 	"testing"
+	"time"
 
 	"github.com/marketintel/mi/pipeline/sources"
 	"github.com/marketintel/mi/schemas"
@@ -91,6 +94,8 @@ func FuzzUniswapLog(f *testing.F) {
 	f.Add([]byte(`{"address":"0x88e6a0c2ddd26feeb64f039a2c41296fcb3f5640","topics":["0xc42079f94a6350d7e6235f29174924f928cc2ac818eb64fed8004e115fbcca67","0x0000000000000000000000003fc91a3afd70395cd496c647d5a6cc9d4b2b7fad","0x0000000000000000000000003fc91a3afd70395cd496c647d5a6cc9d4b2b7fad"],"data":"0xfffffffffffffffffffffffffffffffffffffffffffffffffffffffffea5d662000000000000000000000000000000000000000000000000002386f26fc1000000000000000000000000000000000000000051fdf2fd9b2526872a9b723450f2000000000000000000000000000000000000000000000000acd43e0e7cf808c50000000000000000000000000000000000000000000000000000000000030985","blockNumber":"0x120f626","blockTimestamp":"0x65974697","transactionHash":"0x0bb5","transactionIndex":"0x21","logIndex":"0xa9","removed":false}`), true)
 	f.Add([]byte(`{"address":"0x88e6a0c2ddd26feeb64f039a2c41296fcb3f5640","topics":["0x7a53080ba414158be7ec69b987b5fb7d07dee101fe85488f0853ae16239d0bde"],"data":"0x","blockTimestamp":"0x1","logIndex":"0x1"}`), true)
 	f.Add([]byte(`1,2024-01-05 00:00:23,0x0,1,1,"['0xc42079f94a6350d7e6235f29174924f928cc2ac818eb64fed8004e115fbcca67', '0x00', '0x00']",0x00`), false)
+	f.Add([]byte(`1,2024-02-29 23:59:59,0xAB,x,4294967295,"['0xC42079F94A6350D7E6235F29174924F928CC2AC818EB64FED8004E115FBCCA67','0x01']",0x`), false)
+	f.Add([]byte(`{"address":"0x88E6A0C2DDD26FEEB64F039A2C41296FCB3F5640","topics":[],"data":"0x","blockTimestamp":"0x10000000000","transactionHash":"0xAB","logIndex":"0xffffffff","removed":true}`), true)
 	f.Fuzz(func(t *testing.T, unit []byte, json bool) {
 		pool := KnownPools[0].Address
 		if json {
@@ -98,9 +103,27 @@ func FuzzUniswapLog(f *testing.F) {
 		}
 		fast, general := uniswapPair(t, pool)
 		fuzzParser(t, fast, unit)
-		// The fixed-width Swap decoder gives the ABI path's records.
-		if d := diffRecords(fast.parse(unit, nil), general.parse(unit, nil)); d != "" {
-			t.Fatalf("fixed-width and ABI paths differ: %s", d)
+		// The row scanners and the fixed-width Swap decoder give the
+		// records of the reference rows (with the fixed-width decoder)
+		// and of the general path (reference rows, ABI).
+		fast, _ = uniswapPair(t, pool)
+		rows, _ := uniswapPair(t, pool)
+		rows.rowsGeneral = true
+		a := fast.parse(unit, nil)
+		if d := diffRecords(a, rows.parse(unit, nil)); d != "" {
+			t.Fatalf("row scanners and reference rows differ: %s", d)
+		}
+		if d := diffRecords(a, general.parse(unit, nil)); d != "" {
+			t.Fatalf("fast and general paths differ: %s", d)
+		}
+		if fast.skipped != general.skipped || rows.skipped != general.skipped {
+			t.Fatalf("skipped %d, %d, %d", fast.skipped, rows.skipped, general.skipped)
+		}
+		// A log the scanner takes is read by the reference into the same
+		// fields.
+		scanner, reference := uniswapPair(t, pool)
+		if _, d := scanDiff(scanner, reference, unit); d != "" {
+			t.Fatalf("row scanner and reference differ: %s", d)
 		}
 	})
 }
@@ -125,5 +148,42 @@ func FuzzGenericNDJSON(f *testing.F) {
 	f.Add([]byte(`{"time":"\u0032","venue":"\ud83d\ude00","symbol":null,"price":"1e400"}`))
 	f.Fuzz(func(t *testing.T, line []byte) {
 		fuzzParser(t, newGenericJSONParser(), line)
+	})
+}
+
+// fastDateTime agrees with time.Parse("2006-01-02 15:04:05") on every
+// input it takes, and takes the plain form of every date of its years.
+func FuzzDateTime(f *testing.F) {
+	for _, s := range []string{"2024-01-05 00:00:23", "2024-02-29 23:59:59", "2023-02-29 00:00:00", "2024-01-05 24:00:00",
+		"1900-01-01 00:00:00", "2200-12-31 23:59:59", "2024-01-05T00:00:23", "2024-01-05 00:00:23.5", "2024-1-05 00:00:23"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		ns, ok := fastDateTime(b)
+		ts, err := time.Parse("2006-01-02 15:04:05", string(b))
+		if ok && (err != nil || ts.UnixNano() != ns) {
+			t.Fatalf("fastDateTime(%q) = %d; time.Parse = %v, %v", b, ns, ts, err)
+		}
+		if !ok && err == nil && ts.Year() >= 1900 && ts.Year() <= 2200 && ts.Format("2006-01-02 15:04:05") == string(b) {
+			t.Fatalf("fastDateTime(%q) refused a plain date time.Parse reads", b)
+		}
+	})
+}
+
+// decodeHexInto agrees with encoding/hex.Decode on every even-length input.
+func FuzzDecodeHexInto(f *testing.F) {
+	for _, s := range []string{"", "00", "0123456789abcdefABCDEF0123456789", "0123456789abcdeg", "ff\x80f", "0123456789abcdef01"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		if len(src)%2 != 0 {
+			src = src[:len(src)-1]
+		}
+		want := make([]byte, len(src)/2)
+		_, err := hex.Decode(want, src)
+		got := make([]byte, len(src)/2)
+		if ok := decodeHexInto(got, src); ok != (err == nil) || ok && !bytes.Equal(got, want) {
+			t.Fatalf("decodeHexInto(%q) = %x, %v; hex.Decode = %x, %v", src, got, ok, want, err)
+		}
 	})
 }

@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unsafe"
 
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/holiman/uint256"
@@ -128,6 +127,14 @@ type uniswapParser struct {
 	idx    [7]int
 	fields []string
 	topics [][]byte
+	// canonical is true when the CSV header has uniswapCSVColumns in
+	// their order, the rows csvLogFast reads.
+	canonical bool
+	// rowsGeneral turns the row scanners (csvLogFast, jsonLogFast) off and
+	// leaves the fixed-width Swap decoder on (the benchmark's "before").
+	rowsGeneral bool
+	// scanned counts the logs the row scanners read.
+	scanned uint64
 	// lastPool caches the tokens of the last pool a swap came from.
 	lastPool uniPoolTokens
 }
@@ -146,6 +153,7 @@ func (p *uniswapParser) csvHeader(cols []string) error {
 		}
 		p.idx[i] = j
 	}
+	p.canonical = p.idx == [7]int{0, 1, 2, 3, 4, 5, 6}
 	return nil
 }
 
@@ -155,16 +163,32 @@ type uniLog struct {
 	blockTsNs int64
 	txHash    string
 	logIndex  uint32
-	topics    [][]byte // hex strings with 0x; read only (they may alias a string)
-	data      []byte   // hex string with 0x
+	topics    [][]byte // hex strings with 0x; read only (they may alias the unit)
+	data      []byte   // hex string with 0x; read only (it may alias the unit)
 }
 
+// parse reads one log with the row scanner of its format (uniscan.go) and,
+// when the scanner does not take it, with the reference csvLog or jsonLog,
+// which makes the rejections.
 func (p *uniswapParser) parse(unit []byte, out []sources.Record) []sources.Record {
 	var l uniLog
-	var reason string
-	if p.pool != "" {
+	reason, fast := "", false
+	if !p.generalOnly && !p.rowsGeneral {
+		if p.pool != "" {
+			fast = p.canonical && p.csvLogFast(unit, &l)
+		} else {
+			var skip bool
+			if skip, fast = p.jsonLogFast(unit, &l); skip {
+				reason = "skip"
+			}
+		}
+	}
+	switch {
+	case fast:
+		p.scanned++
+	case p.pool != "":
 		reason = p.csvLog(unit, &l)
-	} else {
+	default:
 		reason = p.jsonLog(unit, &l)
 	}
 	if reason == "skip" {
@@ -177,11 +201,11 @@ func (p *uniswapParser) parse(unit []byte, out []sources.Record) []sources.Recor
 	if len(l.topics) == 0 {
 		return append(out, reject(unit, "malformed log: no topics"))
 	}
-	if !strings.EqualFold(string(l.topics[0]), topicSwap) {
+	if t0 := l.topics[0]; string(t0) != topicSwap && !strings.EqualFold(bstr(t0), topicSwap) {
 		p.skipped++ // Mint, Burn, Collect, Flash, ...
 		return out
 	}
-	return p.swap(unit, &l, out)
+	return p.swap(unit, &l, out, fast)
 }
 
 func (p *uniswapParser) csvLog(line []byte, l *uniLog) string {
@@ -216,8 +240,7 @@ func (p *uniswapParser) csvLog(line []byte, l *uniLog) string {
 		t, after, more := strings.Cut(rest, ",")
 		t = strings.Trim(strings.TrimSpace(t), `'"`)
 		if t != "" {
-			// The topics alias the row's string: the swap decoding only reads them.
-			p.topics = append(p.topics, unsafe.Slice(unsafe.StringData(t), len(t)))
+			p.topics = append(p.topics, []byte(t))
 		}
 		if !more {
 			break
@@ -311,8 +334,7 @@ func hexWord(dst, s []byte) bool {
 	if len(s) != 2+2*len(dst) || s[0] != '0' || (s[1] != 'x' && s[1] != 'X') {
 		return false
 	}
-	_, err := hex.Decode(dst, s[2:])
-	return err == nil
+	return decodeHexInto(dst, s[2:])
 }
 
 // hexAddress is "0x" + hex.EncodeToString(a) in one allocation.
@@ -323,7 +345,10 @@ func hexAddress(a []byte) string {
 	return string(buf[:n])
 }
 
-func (p *uniswapParser) swap(raw []byte, l *uniLog, out []sources.Record) []sources.Record {
+// swap decodes a Swap log into a trade. fast is true when a row scanner
+// read the log: the trade and its wallet then come from the parser's slab
+// and arena; the trade is the same.
+func (p *uniswapParser) swap(raw []byte, l *uniLog, out []sources.Record, fast bool) []sources.Record {
 	pool, ok := lookupPool(l.pool)
 	if !ok {
 		return append(out, reject(raw, "unknown pool: "+l.pool))
@@ -363,16 +388,23 @@ func (p *uniswapParser) swap(raw []byte, l *uniLog, out []sources.Record) []sour
 	if pt.baseIs0 {
 		baseAmt, quoteAmt, baseW, quoteW = a0, a1, &w.Amount0, &w.Amount1
 	}
-	t := &schemas.Trade{
-		Venue:       "uniswap_v3",
-		VenueKind:   schemas.VenueKind_VENUE_KIND_ONCHAIN_DEX,
-		Chain:       pool.Chain,
-		Market:      pool.Address,
-		EventTimeNs: l.blockTsNs,
-		TradeId:     l.txHash,
-		LogIndex:    l.logIndex,
-		Wallet:      hexAddress(recipient[12:]),
+	var t *schemas.Trade
+	if fast {
+		t = p.newTrade()
+		var w [2 + 2*20]byte
+		w[0], w[1] = '0', 'x'
+		hex.Encode(w[2:], recipient[12:])
+		t.Wallet = p.str(w[:])
+	} else {
+		t = &schemas.Trade{Wallet: hexAddress(recipient[12:])}
 	}
+	t.Venue = "uniswap_v3"
+	t.VenueKind = schemas.VenueKind_VENUE_KIND_ONCHAIN_DEX
+	t.Chain = pool.Chain
+	t.Market = pool.Address
+	t.EventTimeNs = l.blockTsNs
+	t.TradeId = l.txHash
+	t.LogIndex = l.logIndex
 	var size, notional float64
 	var baseSign, quoteSign int
 	if fixed {

@@ -3,9 +3,12 @@ package replay
 import (
 	"bufio"
 	"bytes"
+	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"math"
 	"math/big"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -268,6 +271,351 @@ func TestUniswapFixedMatchesABI(t *testing.T) {
 			}
 			if variants < 6*250 || rejects == 0 {
 				t.Fatalf("%d variants, %d rejected: the edits tested nothing", variants, rejects)
+			}
+		})
+	}
+}
+
+// TestDecodeHexInto compares decodeHexInto with encoding/hex.Decode on
+// random strings of hex digits with, in most of them, one byte replaced by
+// an arbitrary byte, at every length up to 80 digits.
+func TestDecodeHexInto(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	const digits = "0123456789abcdefABCDEF"
+	rejected := 0
+	for n := 0; n <= 40; n++ {
+		for trial := 0; trial < 2000; trial++ {
+			src := make([]byte, 2*n)
+			for k := range src {
+				src[k] = digits[rng.IntN(len(digits))]
+			}
+			if n > 0 && trial%4 != 0 {
+				src[rng.IntN(len(src))] = byte(rng.IntN(256))
+			}
+			want := make([]byte, n)
+			_, err := hex.Decode(want, src)
+			got := make([]byte, n)
+			ok := decodeHexInto(got, src)
+			if ok != (err == nil) || ok && !bytes.Equal(got, want) {
+				t.Fatalf("decodeHexInto(%q) = %x, %v; hex.Decode = %x, %v", src, got, ok, want, err)
+			}
+			if !ok {
+				rejected++
+			}
+		}
+	}
+	if rejected < 10000 {
+		t.Fatalf("only %d strings rejected: the test tested little", rejected)
+	}
+	// Every byte value in every position of a word.
+	for pos := 0; pos < 8; pos++ {
+		for c := 0; c < 256; c++ {
+			src := []byte("0123456789abcdef")
+			src[pos] = byte(c)
+			want := make([]byte, 8)
+			_, err := hex.Decode(want, src)
+			got := make([]byte, 8)
+			if ok := decodeHexInto(got, src); ok != (err == nil) || ok && !bytes.Equal(got, want) {
+				t.Fatalf("decodeHexInto(%q) = %x, %v; hex.Decode = %x, %v", src, got, ok, want, err)
+			}
+		}
+	}
+}
+
+// TestLowerHash compares lowerHash with strings.ToLower on random ASCII and
+// non-ASCII strings of every length up to 80.
+func TestLowerHash(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	p := newUniswapParser("")
+	for n := 0; n <= 80; n++ {
+		for trial := 0; trial < 300; trial++ {
+			s := make([]byte, n)
+			for k := range s {
+				s[k] = byte(rng.IntN(0x80))
+				if trial%5 == 0 && rng.IntN(n) == 0 {
+					s[k] = byte(0x80 + rng.IntN(0x80))
+				}
+			}
+			if got, want := p.lowerHash(s), strings.ToLower(string(s)); got != want {
+				t.Fatalf("lowerHash(%q) = %q, want %q", s, got, want)
+			}
+		}
+	}
+}
+
+// csvRowVariants returns edits of a raw-logs row (fields as splitCSV gives
+// them) that the row scanner must take or leave exactly as csvLog reads
+// them: other timestamp forms and ranges, padded, quoted and empty fields,
+// log indexes at and past 32 bits, topic lists in other spellings, and
+// rows of the wrong shape.
+func csvRowVariants(f []string) [][]byte {
+	if len(f) != 7 {
+		return nil
+	}
+	join := func(f []string) []byte {
+		var b []byte
+		for k, s := range f {
+			if k > 0 {
+				b = append(b, ',')
+			}
+			if strings.ContainsAny(s, `,"`) {
+				s = `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+			}
+			b = append(b, s...)
+		}
+		return b
+	}
+	edit := func(k int, v string) []byte {
+		g := append([]string(nil), f...)
+		g[k] = v
+		return join(g)
+	}
+	ts, tx, topics, data := f[1], f[2], f[5], f[6]
+	out := [][]byte{
+		join(f), // as the reference reads it
+		edit(1, strings.Replace(ts, " ", "T", 1)),
+		edit(1, ts+".5"),
+		edit(1, " "+ts),
+		edit(1, "2024-02-30 00:00:23"),
+		edit(1, "2024-02-29 23:59:59"),
+		edit(1, "2023-02-29 23:59:59"),
+		edit(1, "2024-01-05 24:00:00"),
+		edit(1, "2024-01-05 0:00:23"),
+		edit(1, "1899-12-31 23:59:59"),
+		edit(1, "1900-01-01 00:00:00"),
+		edit(1, "2200-12-31 23:59:59"),
+		edit(1, "2201-01-01 00:00:00"),
+		edit(1, "0000-01-01 00:00:00"),
+		edit(2, strings.ToUpper(tx)),
+		edit(2, ""),
+		edit(2, tx+" "),
+		edit(2, "0xÉ"+tx[2:]),
+		edit(2, tx+"\u00a0"),
+		edit(3, ""),
+		edit(3, `x"y`),
+		edit(3, "a,b"),
+		edit(4, "4294967295"),
+		edit(4, "4294967296"),
+		edit(4, "04294967295"),
+		edit(4, "0169"),
+		edit(4, "-1"),
+		edit(4, "+1"),
+		edit(4, " 169"),
+		edit(4, ""),
+		edit(5, strings.ReplaceAll(topics, ", ", ",")),
+		edit(5, strings.ReplaceAll(topics, ", ", ",  ")),
+		edit(5, strings.ReplaceAll(topics, "'", `"`)),
+		edit(5, strings.Replace(topics, "'0x", "' 0x", 1)),
+		edit(5, strings.Replace(topics, "]", ",]", 1)),
+		edit(5, strings.Replace(topics, "[", "['', ", 1)),
+		edit(5, strings.ToUpper(topics)),
+		edit(5, "[]"),
+		edit(5, "['']"),
+		edit(5, " "+topics),
+		edit(5, strings.Trim(topics, "[]")),
+		edit(6, data+" "),
+		edit(6, data+"\r"),
+		edit(6, `"`+data+`"`),
+		edit(6, ""),
+		edit(6, strings.ToUpper(data)),
+		edit(0, "block_number"),
+		edit(0, ""),
+		edit(0, "x"+f[0]),
+		append(join(f), ",x"...),
+		[]byte(strings.Replace(string(join(f)), `]",`, `]" ,`, 1)),
+		[]byte(strings.Replace(string(join(f)), `]",`, `]"x,`, 1)),
+		[]byte(strings.Replace(string(join(f)), `"[`, `"x[`, 1)),
+	}
+	return out
+}
+
+// jsonLogVariants returns edits of an eth_getLogs element that the
+// scanner must take or leave exactly as jsonLog reads them.
+func jsonLogVariants(u []byte) [][]byte {
+	s := string(u)
+	r := func(old, new string) []byte { return []byte(strings.Replace(s, old, new, 1)) }
+	addr := KnownPools[0].Address
+	if !strings.Contains(s, addr) {
+		addr = KnownPools[1].Address
+	}
+	return [][]byte{
+		r(addr, strings.ToUpper(addr)),
+		r(addr, "0x1111111111111111111111111111111111111111"),
+		r(`"address":"0x`, `"address":"\u0030x`),
+		r(`"address":`, `"addr\u0065ss":`),
+		r(`"address":"`+addr+`"`, `"address":1`),
+		r(`"transactionHash":"0x`, `"transactionHash":"0X`),
+		[]byte(strings.ToUpper(s[:len(s)/2]) + s[len(s)/2:]),
+		r(`"removed":false`, `"removed":true`),
+		r(`"removed":false`, `"removed":"true"`),
+		r(`"removed":false`, `"removed":null`),
+		r(`,"removed":false`, ``),
+		r(`"removed":false`, `"removed":false,"removed":true`),
+		r(`"data":"0x`, `"data":"0x","data":"0x`),
+		r(`"data":"0x`, `"data":"\u0030x`),
+		r(`"topics":[`, `"topics":[1,`),
+		r(`"topics":[`, `"topics":["0x00"],"topics":[`),
+		r(`"topics":[`, `"topics":[],"x":[`),
+		r(`"topics":[`, `"topics" : [ `),
+		r(`"topics":[`, `"topics":{"a":[`),
+		r(`"blockTimestamp":"0x`, `"blockTimestamp":"0x0000000000000000`),
+		r(`"blockTimestamp":"0x`, `"blockTimestamp":"0x1`),
+		r(`"blockTimestamp":"0x`, `"blockTimestamp":"0x1000`), // past 1<<40 s
+		r(`"blockTimestamp":"0x`, `"blockTimestamp":"`),
+		r(`"logIndex":"0x`, `"logIndex":"0x1`),
+		r(`"logIndex":"0x`, `"logIndex":"0x10000000`),
+		r(`"logIndex":"0x`, `"logIndex":"0X`),
+		r(`"logIndex":"0x`, `"logIndex":"-0x`),
+		[]byte(" \n" + s + "\t "),
+		[]byte(s + "x"),
+		[]byte(s + "}"),
+		[]byte("{}"),
+		[]byte("[" + s + "]"),
+	}
+}
+
+// scanDiff runs the row scanner of scanner's format on u and, when it
+// takes u, the reference of reference: it returns whether the scanner took
+// u and how the two logs differ ("" when they do not).
+func scanDiff(scanner, reference *uniswapParser, u []byte) (taken bool, diff string) {
+	var ls, lr uniLog
+	reasonS := ""
+	if scanner.pool != "" {
+		taken = scanner.csvLogFast(u, &ls)
+	} else {
+		var skip bool
+		if skip, taken = scanner.jsonLogFast(u, &ls); skip {
+			reasonS = "skip"
+		}
+	}
+	if !taken {
+		return false, ""
+	}
+	var reasonR string
+	if reference.pool != "" {
+		reasonR = reference.csvLog(u, &lr)
+	} else {
+		reasonR = reference.jsonLog(u, &lr)
+	}
+	if reasonS != reasonR {
+		return true, fmt.Sprintf("the scanner takes the log (%q), the reference says %q", reasonS, reasonR)
+	}
+	if reasonS != "" {
+		return true, ""
+	}
+	if ls.pool != lr.pool || ls.blockTsNs != lr.blockTsNs || ls.txHash != lr.txHash || ls.logIndex != lr.logIndex ||
+		!bytes.Equal(ls.data, lr.data) || len(ls.topics) != len(lr.topics) {
+		return true, fmt.Sprintf("scanner %+v\nreference %+v", ls, lr)
+	}
+	for k := range ls.topics {
+		if !bytes.Equal(ls.topics[k], lr.topics[k]) {
+			return true, fmt.Sprintf("topic %d %q != %q", k, ls.topics[k], lr.topics[k])
+		}
+	}
+	return true, ""
+}
+
+// TestUniswapScanMatchesReference: the row scanners (csvLogFast,
+// jsonLogFast) read every log of the four recorded day files, and on
+// those logs, edited variants of each (row edits and the Swap data edits
+// of swapVariants) and every prefix of the first logs, every log a scanner
+// takes is read by the reference (csvLog, jsonLog) into the same fields,
+// and the parser gives the same records and skips with the scanners as
+// with the reference rows (fixed-width decoder on) and as with the
+// reference rows and the ABI alone.
+func TestUniswapScanMatchesReference(t *testing.T) {
+	files := []struct{ rel, pool string }{
+		{"defi/uniswapv3_ethereum_USDC-WETH-0.05pct_0x88e6_raw_logs_2024-01-05.csv", KnownPools[0].Address},
+		{"defi/uniswapv3_ethereum_USDC-WETH-0.3pct_0x8ad5_raw_logs_2024-01-05.csv", KnownPools[1].Address},
+		{"defi/uniswapv3_ethereum_USDC-WETH-0.05pct_0x88e6_eth_getLogs_2024-01-05.DERIVED.json", ""},
+		{"defi/uniswapv3_ethereum_USDC-WETH-0.3pct_0x8ad5_eth_getLogs_2024-01-05.DERIVED.json", ""},
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f.rel), func(t *testing.T) {
+			var units [][]byte
+			if f.pool != "" {
+				units = loadUnits(t, f.rel) // with the header row
+			} else {
+				raw, err := os.ReadFile(fixtures.Path(t, f.rel))
+				if err != nil {
+					t.Fatal(err)
+				}
+				var doc struct{ Result []json.RawMessage }
+				if err := json.Unmarshal(raw, &doc); err != nil {
+					t.Fatal(err)
+				}
+				for _, r := range doc.Result {
+					units = append(units, r)
+				}
+			}
+			fast, general := uniswapPair(t, f.pool)
+			rows, _ := uniswapPair(t, f.pool)
+			rows.rowsGeneral = true
+			scanner, reference := uniswapPair(t, f.pool)
+			var a, b, c []sources.Record
+			taken, refused, rejected := 0, 0, 0
+			check := func(what string, u []byte) {
+				t.Helper()
+				// Field by field.
+				ok, d := scanDiff(scanner, reference, u)
+				if d != "" {
+					t.Fatalf("%s: %s\n%.400s", what, d, u)
+				}
+				if ok {
+					taken++
+				} else {
+					refused++
+				}
+				// Record by record.
+				a, b, c = fast.parse(u, a[:0]), rows.parse(u, b[:0]), general.parse(u, c[:0])
+				if d := diffRecords(a, b); d != "" {
+					t.Fatalf("%s: scanners and reference rows differ: %s\n%.400s", what, d, u)
+				}
+				if d := diffRecords(a, c); d != "" {
+					t.Fatalf("%s: scanners and the general path differ: %s\n%.400s", what, d, u)
+				}
+				for _, r := range a {
+					if r.Trade == nil {
+						rejected++
+					}
+				}
+				if fast.skipped != rows.skipped || fast.skipped != general.skipped {
+					t.Fatalf("%s: skipped %d, %d, %d", what, fast.skipped, rows.skipped, general.skipped)
+				}
+			}
+			for i, u := range units {
+				check(fmt.Sprintf("log %d", i+1), u)
+			}
+			header := 0
+			if f.pool != "" {
+				header = 1
+			}
+			if fast.scanned != uint64(len(units)-header) || rows.scanned != 0 || general.scanned != 0 {
+				t.Fatalf("the scanners read %d of %d logs (%d, %d with them off)", fast.scanned, len(units)-header, rows.scanned, general.scanned)
+			}
+			taken, refused, rejected = 0, 0, 0
+			for i, u := range units {
+				if i%4 != 0 && i > 40 {
+					continue // a quarter of the logs is enough for the edits
+				}
+				var vs [][]byte
+				if f.pool != "" {
+					vs = csvRowVariants(splitCSV(string(u), nil))
+				} else {
+					vs = jsonLogVariants(u)
+				}
+				vs = append(vs, swapVariants(u)...)
+				if i < 40 {
+					for k := 0; k < len(u); k += 1 + k/64 {
+						vs = append(vs, u[:k])
+					}
+				}
+				for k, v := range vs {
+					check(fmt.Sprintf("log %d variant %d", i+1, k), v)
+				}
+			}
+			if taken < 1000 || refused < 1000 || rejected < 1000 {
+				t.Fatalf("variants: %d taken by the scanner, %d refused, %d rejected: the edits tested little", taken, refused, rejected)
 			}
 		})
 	}
