@@ -36,12 +36,18 @@ func (s *Store) ExportDay(ctx context.Context, symbol, day, interval string, ven
 			}
 		}
 	}
-	for _, c := range res.Candles {
-		if n := len(d.Venues); n == 0 || d.Venues[n-1].Venue != c.Venue {
-			d.Venues = append(d.Venues, datasets.VenueDay{Venue: c.Venue, VenueKind: c.VenueKind, Chain: c.Chain})
+	// The candles are ordered by venue: each venue's are one run, sliced
+	// without copying.
+	cs := res.Candles
+	for start := 0; start < len(cs); {
+		end := start + 1
+		for end < len(cs) && cs[end].Venue == cs[start].Venue {
+			end++
 		}
-		v := &d.Venues[len(d.Venues)-1]
-		v.Candles = append(v.Candles, c)
+		c := cs[start]
+		d.Venues = append(d.Venues, datasets.VenueDay{Venue: c.Venue, VenueKind: c.VenueKind, Chain: c.Chain,
+			Candles: cs[start:end:end]})
+		start = end
 	}
 	return d, nil
 }

@@ -166,7 +166,9 @@ func Symbol(i int) string { return fmt.Sprintf("SYM%03dUSD", i) }
 
 // GenCandles writes synthetic 1m candle day files for symbols Symbol(0..n-1)
 // on venues (venue kind onchain_dex) for every day from first, days days,
-// with SQL inside DuckDB: a deterministic wave per symbol around 100.
+// with SQL inside DuckDB: a deterministic wave per symbol around 100, in
+// the column types of datasets.CandleColumns (DOUBLE volumes, not the
+// DECIMAL a literal like 10.0 would make).
 func (w *Writer) GenCandles(first time.Time, days int, venues []string, n int) {
 	w.tb.Helper()
 	for d := range days {
@@ -183,8 +185,8 @@ func (w *Writer) GenCandles(first time.Time, days int, venues []string, n int) {
     FROM range(1440) t(m), range(?) u(s))
   SELECT ts, printf('SYM%03dUSD', s) AS symbol, 'onchain_dex' AS venue_kind, 'ethereum' AS chain,
          p AS open, p * 1.002 AS high, p * 0.998 AS low, p * (1 + 0.001 * sin(m)) AS close,
-         10.0 + (m % 7) AS volume, (10.0 + (m % 7)) * p AS volume_usd,
-         (10.0 + (m % 7)) * 0.6 AS buy_volume, (10.0 + (m % 7)) * 0.4 AS sell_volume,
+         (10.0 + (m % 7))::DOUBLE AS volume, (10.0 + (m % 7)) * p AS volume_usd,
+         ((10.0 + (m % 7)) * 0.6)::DOUBLE AS buy_volume, ((10.0 + (m % 7)) * 0.4)::DOUBLE AS sell_volume,
          (10.0 + (m % 7)) * p * 0.6 AS buy_volume_usd, (10.0 + (m % 7)) * p * 0.4 AS sell_volume_usd,
          60.0 AS buy_pressure, p AS vwap, 5::BIGINT AS trade_count, 3::BIGINT AS buy_count,
          2::BIGINT AS sell_count, 0::BIGINT AS unknown_side_count
