@@ -11,7 +11,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-
 )
 
 // Version is the x402 protocol version this package speaks.
