@@ -262,27 +262,7 @@ func (s *scanner) value(i, depth int) (int, bool) {
 		if depth >= maxScanDepth {
 			return 0, false
 		}
-		i = s.ws(i + 1)
-		if i < len(b) && b[i] == ']' {
-			return i + 1, true
-		}
-		for {
-			j, ok := s.value(i, depth+1)
-			if !ok {
-				return 0, false
-			}
-			j = s.ws(j)
-			if j >= len(b) {
-				return 0, false
-			}
-			if b[j] == ']' {
-				return j + 1, true
-			}
-			if b[j] != ',' {
-				return 0, false
-			}
-			i = j + 1
-		}
+		return s.array(i, func(j int) (int, bool) { return s.value(j, depth+1) })
 	case c == '-' || c >= '0' && c <= '9':
 		return s.number(i)
 	case c == 't':
@@ -417,6 +397,12 @@ func (s *scanner) scan() bool {
 
 // balances reads an array of token balances.
 func (s *scanner) balances(i int, post bool) (int, bool) {
+	return s.array(i, func(j int) (int, bool) { return s.balance(j, post) })
+}
+
+// array walks the array at b[i] (white space skipped before it), calling
+// elem with the index of each element; elem returns the index after it.
+func (s *scanner) array(i int, elem func(j int) (int, bool)) (int, bool) {
 	b := s.b
 	i = s.ws(i)
 	if i >= len(b) || b[i] != '[' {
@@ -427,7 +413,7 @@ func (s *scanner) balances(i int, post bool) (int, bool) {
 		return i + 1, true
 	}
 	for {
-		j, ok := s.balance(i, post)
+		j, ok := elem(i)
 		if !ok {
 			return 0, false
 		}
