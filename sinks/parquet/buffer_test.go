@@ -2,6 +2,7 @@ package parquet
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -40,4 +41,19 @@ func TestBufferSortedIsStableAndDeduped(t *testing.T) {
 			}
 		}
 	}
+}
+
+// sortDedupe is the reference the sink's chunked buffer is held to (and
+// the old flush path the benchmarks compare with): it sorts rows by cmp,
+// stably, and keeps the first of each run of equal keys.
+func sortDedupe[T any](rows []T, cmp func(a, b *T) int) []T {
+	slices.SortStableFunc(rows, func(a, b T) int { return cmp(&a, &b) })
+	out := rows[:0]
+	for i := range rows {
+		if len(out) > 0 && cmp(&out[len(out)-1], &rows[i]) == 0 {
+			continue
+		}
+		out = append(out, rows[i])
+	}
+	return out
 }

@@ -22,7 +22,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -497,20 +496,6 @@ func compactDir[T any](root, staged string, cmp func(a, b *T) int) error {
 	}
 	os.Remove(staged) // only if empty; stray files keep it
 	return nil
-}
-
-// sortDedupe sorts rows by cmp, stably, and keeps the first of each run of
-// equal keys.
-func sortDedupe[T any](rows []T, cmp func(a, b *T) int) []T {
-	slices.SortStableFunc(rows, func(a, b T) int { return cmp(&a, &b) })
-	out := rows[:0]
-	for i := range rows {
-		if len(out) > 0 && cmp(&out[len(out)-1], &rows[i]) == 0 {
-			continue
-		}
-		out = append(out, rows[i])
-	}
-	return out
 }
 
 // StagedDays returns the days that have part files in the staging tree,
