@@ -25,6 +25,17 @@ func sendRendered(c fiber.Ctx, status int, render func([]byte) []byte) error {
 	return err
 }
 
+// sendOwned answers status with the JSON body render appends to b, and
+// hands the result to the response without copying it: b must not be
+// used after the call. It is for bodies too large for the pooled buffers
+// of sendRendered.
+func sendOwned(c fiber.Ctx, status int, b []byte, render func([]byte) []byte) error {
+	c.Status(status)
+	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
+	c.Response().SetBodyRaw(render(b))
+	return nil
+}
+
 // sendParamError answers 400 with the body of e.
 func sendParamError(c fiber.Ctx, e *paramError) error {
 	return sendRendered(c, fiber.StatusBadRequest, e.appendBody)

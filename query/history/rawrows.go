@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 )
 
 // queryRows runs the constant statement stmt with args bound as ? parameters
@@ -22,10 +25,7 @@ func (s *Store) queryRows(ctx context.Context, stmt string, args []any, row func
 	}
 	defer conn.Close()
 	named := make([]driver.NamedValue, len(args))
-	for i, a := range args {
-		if t, ok := a.(time.Time); ok {
-			a = t.UTC()
-		}
+	for i, a := range bindArgs(args) {
 		named[i] = driver.NamedValue{Ordinal: i + 1, Value: a}
 	}
 	return conn.Raw(func(dc any) error {
@@ -82,4 +82,56 @@ func vInt(v driver.Value) int64 {
 func vTime(v driver.Value) time.Time {
 	t, _ := v.(time.Time)
 	return t.UTC()
+}
+
+// bindArgs is args as query parameters: times in UTC.
+func bindArgs(args []any) []any {
+	out := make([]any, len(args))
+	for i, a := range args {
+		if t, ok := a.(time.Time); ok {
+			a = t.UTC()
+		}
+		out[i] = a
+	}
+	return out
+}
+
+// Typed column readers of record batches; NULLs read as the zero value,
+// as the driver-value readers above. A column of another type is a bug
+// in the statement.
+
+func colFloat64(rec arrow.RecordBatch, i int) []float64 {
+	a, ok := rec.Column(i).(*array.Float64)
+	if !ok {
+		panic(fmt.Sprintf("BUG: column %s is %s, not DOUBLE", rec.ColumnName(i), rec.Column(i).DataType()))
+	}
+	v := a.Float64Values()
+	if a.NullN() == 0 {
+		return v
+	}
+	out := make([]float64, len(v))
+	for j := range v {
+		if a.IsValid(j) {
+			out[j] = v[j]
+		}
+	}
+	return out
+}
+
+func colInt64(rec arrow.RecordBatch, i int) []int64 {
+	a, ok := rec.Column(i).(*array.Int64)
+	if !ok {
+		panic(fmt.Sprintf("BUG: column %s is %s, not BIGINT", rec.ColumnName(i), rec.Column(i).DataType()))
+	}
+	v := a.Int64Values()
+	if a.NullN() == 0 {
+		return v
+	}
+	out := make([]int64, len(v))
+	for j := range v {
+		if a.IsValid(j) {
+			out[j] = v[j]
+		}
+	}
+	return out
 }

@@ -2,7 +2,6 @@ package history
 
 import (
 	"context"
-	"database/sql/driver"
 	"fmt"
 	"runtime"
 	"slices"
@@ -10,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/marketintel/mi/datasets"
 )
@@ -28,7 +29,9 @@ type SeriesSummary struct {
 	TradeCount    int64
 	// SeriesJSON is the candles as a JSON array of {"ts","open","high",
 	// "low","close","volumeUsd","buyPressure","tradeCount"}, oldest first.
-	SeriesJSON string
+	// It is a byte slice, not a string: at 1m over days it runs to
+	// megabytes, and the caller copies it into the response once.
+	SeriesJSON []byte
 }
 
 // seriesRowsSQL is crossVenue projected to what Series needs, with the
@@ -45,6 +48,10 @@ ORDER BY si, us`
 
 // seriesRowsDirectSQL is seriesRowsSQL over files stored at the bucket width.
 var seriesRowsDirectSQL = strings.Replace(seriesRowsSQL, crossVenue, crossVenueDirect, 1)
+
+// maxSeriesPrealloc bounds the rows Series allocates per symbol before it
+// reads any (11 days at 1m): a range may reach into the future.
+const maxSeriesPrealloc = 1 << 14
 
 // seriesRow is one cross-venue candle of a symbol's series.
 type seriesRow struct {
@@ -111,7 +118,7 @@ func summarize(sym string, rows []seriesRow) SeriesSummary {
 	if volume != 0 {
 		r.VWAP = vwapVolume / volume
 	}
-	r.SeriesJSON = string(append(b, ']'))
+	r.SeriesJSON = append(b, ']')
 	return r
 }
 
@@ -142,34 +149,20 @@ func (s *Store) Series(ctx context.Context, symbols []string, interval string, f
 	if cs.direct(w) {
 		stmt = seriesRowsDirectSQL
 	}
+	// Each symbol's rows are sized for a full range when it starts (at most
+	// maxSeriesPrealloc): regrowing them would copy and discard tens of
+	// megabytes per request, and the garbage collections that garbage
+	// causes cost more than the copying.
+	perSymbol := min(int(to.Sub(from)/intervalDuration(interval))+1, maxSeriesPrealloc)
 	rows := make([][]seriesRow, len(symbols))
-	err := s.queryRows(ctx, stmt, []any{symbols, cs.files, w, symbols, from.UTC(), to.UTC()}, func(v []driver.Value) error {
-		i := vInt(v[0]) - 1
-		if i < 0 || i >= int64(len(symbols)) {
-			panic("BUG: a series row of a symbol not asked for")
-		}
-		us := vInt(v[1])
-		r := seriesRow{ts: us/1e6 - b2i(us%1e6 < 0), open: vFloat(v[2]), high: vFloat(v[3]), low: vFloat(v[4]),
-			closep: vFloat(v[5]), vol: vFloat(v[6]), volUSD: vFloat(v[7]), buyUSD: vFloat(v[8]), sellUSD: vFloat(v[9]),
-			vwap: vFloat(v[10]), trades: vInt(v[11]), bp: 50}
-		if b := r.buyUSD + r.sellUSD; b > 0 {
-			r.bp = 100 * r.buyUSD / b
-		}
-		rows[i] = append(rows[i], r)
-		return nil
-	})
-	if err != nil {
-		return nil, nil, fmt.Errorf("cannot query the series: %w", err)
-	}
-	// Rendering the numbers is most of the Go time: one goroutine per
-	// symbol, at most GOMAXPROCS at once.
+	// The rows arrive ordered by symbol, so a symbol is complete when the
+	// next one starts: it is summarized (rendering its numbers is most of
+	// the Go time) on another goroutine, at most GOMAXPROCS at once, while
+	// the result is still being read.
 	sums := make([]SeriesSummary, len(symbols))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
-	for i := range symbols {
-		if len(rows[i]) == 0 {
-			continue
-		}
+	done := func(i int) {
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
@@ -178,7 +171,41 @@ func (s *Store) Series(ctx context.Context, symbols []string, interval string, f
 			<-sem
 		}()
 	}
+	cur := -1
+	err := s.queryBatches(ctx, stmt, []any{symbols, cs.files, w, symbols, from.UTC(), to.UTC()}, func(rec arrow.RecordBatch) error {
+		si, us := colInt64(rec, 0), colInt64(rec, 1)
+		open, high, low, closep := colFloat64(rec, 2), colFloat64(rec, 3), colFloat64(rec, 4), colFloat64(rec, 5)
+		vol, volUSD, buyUSD, sellUSD := colFloat64(rec, 6), colFloat64(rec, 7), colFloat64(rec, 8), colFloat64(rec, 9)
+		vwap, trades := colFloat64(rec, 10), colInt64(rec, 11)
+		for j := range si {
+			i := int(si[j] - 1)
+			if i < 0 || i >= len(symbols) || i < cur {
+				panic("BUG: a series row of a symbol not asked for, or out of order")
+			}
+			if i != cur {
+				if cur >= 0 {
+					done(cur)
+				}
+				cur = i
+				rows[i] = make([]seriesRow, 0, perSymbol)
+			}
+			r := seriesRow{ts: us[j]/1e6 - b2i(us[j]%1e6 < 0), open: open[j], high: high[j], low: low[j],
+				closep: closep[j], vol: vol[j], volUSD: volUSD[j], buyUSD: buyUSD[j], sellUSD: sellUSD[j],
+				vwap: vwap[j], trades: trades[j], bp: 50}
+			if b := r.buyUSD + r.sellUSD; b > 0 {
+				r.bp = 100 * r.buyUSD / b
+			}
+			rows[i] = append(rows[i], r)
+		}
+		return nil
+	})
+	if cur >= 0 && err == nil {
+		done(cur)
+	}
 	wg.Wait()
+	if err != nil {
+		return nil, nil, fmt.Errorf("cannot query the series: %w", err)
+	}
 	out := make(map[string]SeriesSummary, len(symbols))
 	for i, r := range sums {
 		if len(rows[i]) > 0 {

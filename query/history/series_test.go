@@ -65,7 +65,7 @@ func TestSeriesEqualsCrossVenueCandles(t *testing.T) {
 				Open, High, Low, Close, VolumeUSD, BuyPressure float64
 				TradeCount                                     int64
 			}
-			if err := json.Unmarshal([]byte(se.SeriesJSON), &got); err != nil {
+			if err := json.Unmarshal(se.SeriesJSON, &got); err != nil {
 				t.Fatal(err)
 			}
 			if len(got) != len(cs) || se.Candles != int64(len(cs)) {
