@@ -3,7 +3,6 @@ package history
 import (
 	"context"
 	"crypto/rand"
-	"database/sql"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -82,7 +81,7 @@ type BacktestResults struct {
 const Methodology = "walk-forward, no look-ahead: a qualifying signal is a stored signal document (BULLISH or BEARISH, " +
 	"confidence >= minConfidence, baselineSamples >= minBaselineSamples) whose signal or event type differs from the " +
 	"symbol's previous document; it enters at the document's price at its time t and is scored only on cross-venue " +
-	"candles that start at or after t and end by t+h: the return at horizon h is the close of the last such candle, " +
+	"candles that start at or after t and end by t+h: the return at horizon h is the close of the last such candle (latest end, then latest start), " +
 	"signed by the signal's direction (BEARISH is short); a win is a return above 0; MFE/MAE are the most favorable " +
 	"and most adverse moves (high/low) of the candles ending by t+15m, as positive percentages; a horizon without " +
 	"such a candle, or ending after the symbol's last stored candle, is not a sample"
@@ -123,50 +122,6 @@ FROM ` + readCandles + `
 WHERE list_contains(?::VARCHAR[], symbol) AND ts >= ?::TIMESTAMPTZ AND ts < ?::TIMESTAMPTZ
 GROUP BY symbol, ts`
 
-// outcomeSQL scores qualifying signals on forward cross-venue candles: the
-// returns with ASOF joins (latest candle ending by t+h, kept only if it
-// starts at or after t), MFE/MAE from an equi-join on the candle starts of
-// the 15 minutes from the first minute boundary at or after t. Parameters: priceSQL's; signal files, symbols,
-// symbols, start, end, min confidence, min samples.
-const outcomeSQL = `
-WITH c AS (` + priceSQL + `),
-cov AS (SELECT symbol, max(cend) AS last_end FROM c GROUP BY symbol),
-docs AS (
-  SELECT symbol, ts, signal, event_type, confidence_score AS conf, baseline_samples AS bs, price,
-         lag(signal) OVER w AS prev_signal, lag(event_type) OVER w AS prev_event
-  FROM ` + readSignals + `
-  WHERE (list_contains(?::VARCHAR[], symbol) OR len(?::VARCHAR[]) = 0) AND ts >= ?::TIMESTAMPTZ AND ts < ?::TIMESTAMPTZ
-  WINDOW w AS (PARTITION BY symbol ORDER BY ts)
-), sig AS (
-  SELECT symbol, ts, signal, event_type, conf, price, last_end,
-         CASE WHEN date_trunc('minute', ts) = ts THEN ts ELSE date_trunc('minute', ts) + INTERVAL 1 MINUTE END AS base,
-         ts + INTERVAL 1 MINUTE AS t1, ts + INTERVAL 5 MINUTE AS t5, ts + INTERVAL 15 MINUTE AS t15,
-         ts + INTERVAL 60 MINUTE AS t60
-  FROM docs JOIN cov USING (symbol)
-  WHERE signal IN ('BULLISH', 'BEARISH') AND conf >= ? AND bs >= ? AND price > 0
-    AND (prev_signal IS NULL OR prev_signal <> signal OR prev_event <> event_type)
-), ex AS (
-  SELECT sig.symbol, sig.ts, max(c.high) AS hi, min(c.low) AS lo
-  FROM (SELECT symbol, ts, base, t15, base + to_minutes(k.m) AS cts FROM sig, range(15) k(m)) sig
-  JOIN c ON c.symbol = sig.symbol AND c.ts = sig.cts
-  WHERE c.cend <= sig.t15
-  GROUP BY sig.symbol, sig.ts
-)
-SELECT sig.symbol, sig.ts, sig.signal, sig.event_type, sig.conf, sig.price,
-  CASE WHEN sig.t1 <= sig.last_end AND a.ts >= sig.ts THEN a.close END,
-  CASE WHEN sig.t5 <= sig.last_end AND b.ts >= sig.ts THEN b.close END,
-  CASE WHEN sig.t15 <= sig.last_end AND d.ts >= sig.ts THEN d.close END,
-  CASE WHEN sig.t60 <= sig.last_end AND e.ts >= sig.ts THEN e.close END,
-  CASE WHEN sig.t15 <= sig.last_end THEN x.hi END,
-  CASE WHEN sig.t15 <= sig.last_end THEN x.lo END
-FROM sig
-ASOF LEFT JOIN c a ON a.symbol = sig.symbol AND a.cend <= sig.t1
-ASOF LEFT JOIN c b ON b.symbol = sig.symbol AND b.cend <= sig.t5
-ASOF LEFT JOIN c d ON d.symbol = sig.symbol AND d.cend <= sig.t15
-ASOF LEFT JOIN c e ON e.symbol = sig.symbol AND e.cend <= sig.t60
-LEFT JOIN ex x ON x.symbol = sig.symbol AND x.ts = sig.ts
-ORDER BY sig.symbol, sig.ts`
-
 // Outcomes scores the qualifying signals of p. It also returns the number
 // of symbols with documents in the range and the candle resolutions read.
 func (s *Store) Outcomes(ctx context.Context, p BacktestParams) ([]Outcome, int, []string, error) {
@@ -201,10 +156,14 @@ WHERE (list_contains(?::VARCHAR[], symbol) OR len(?::VARCHAR[]) = 0) AND ts >= ?
 		return nil, analyzed, nil, nil
 	}
 	// Every symbol is scored on its own candles and documents only, so the
-	// symbols run in batches sized to the memory limit (bytesPerOutcomeCandle):
-	// the statement's joins then hold one batch at a time, which keeps a
-	// month of many symbols inside the memory limit. Batches go in symbol
-	// order, so the concatenation is in the statement's order.
+	// symbols run in batches sized to the memory limit
+	// (bytesPerOutcomeCandle): DuckDB's window and sort then hold one batch
+	// at a time, which keeps months of many symbols inside the limit. Each
+	// batch selects its qualifying signals (qualifyingSQL) and streams its
+	// candles ordered by symbol and time (venuePriceSQL); each symbol's
+	// signals are scored in Go as soon as its candles are read
+	// (priceSeries.scoreSignal). Batches go in symbol order, so the
+	// outcomes are in symbol and time order.
 	candleSyms = slices.Compact(slices.Sorted(slices.Values(candleSyms)))
 	perSymbol := int(cEnd.Sub(p.Start)/time.Minute) + 1
 	size := max(1, int(s.memoryBytes/bytesPerOutcomeCandle/int64(perSymbol)))
@@ -212,64 +171,25 @@ WHERE (list_contains(?::VARCHAR[], symbol) OR len(?::VARCHAR[]) = 0) AND ts >= ?
 	for batch := range slices.Chunk(candleSyms, size) {
 		docSyms := batch
 		if len(symbols) == 0 && len(batch) == len(candleSyms) {
-			docSyms = symbols // one batch of every symbol: the statement as it was
+			docSyms = symbols // one batch of every symbol: no symbol list to bind
 		}
-		o, err := s.outcomes(ctx, cs.files, batch, docSyms, sigFiles, p, cEnd)
+		sigs, times, err := s.qualifying(ctx, sigFiles, docSyms, p)
 		if err != nil {
 			return nil, 0, nil, err
 		}
-		out = append(out, o...)
+		if len(sigs) == 0 {
+			continue
+		}
+		if out, err = s.scoreBatch(ctx, cs.files, batch, sigs, times, p.Start, cEnd, out); err != nil {
+			return nil, 0, nil, err
+		}
 	}
 	return out, analyzed, cs.resolutions, nil
 }
 
-// bytesPerOutcomeCandle is the DuckDB memory outcomeSQL needs per 1m
-// candle it scores, with room to spare: 30 days × 50 symbols (2.2M
-// candles) ran in 2 GB and not in 512 MB; 500k candles ran in 512 MB and
-// 1M did not.
+// bytesPerOutcomeCandle is the DuckDB memory a backtest batch plans per 1m
+// candle (and signal document) it reads, with room to spare.
 var bytesPerOutcomeCandle int64 = 1000
-
-// outcomes runs outcomeSQL for the candles of candleSyms and the documents
-// of docSyms (empty: every symbol).
-func (s *Store) outcomes(ctx context.Context, files, candleSyms, docSyms, sigFiles []string, p BacktestParams, cEnd time.Time) ([]Outcome, error) {
-	rows, err := s.db.QueryContext(ctx, outcomeSQL, files, candleSyms, p.Start.UTC(), cEnd.UTC(),
-		sigFiles, docSyms, docSyms, p.Start.UTC(), p.End.UTC(), p.MinConfidence, p.MinBaselineSamples)
-	if err != nil {
-		return nil, fmt.Errorf("cannot score backtest signals: %w", err)
-	}
-	defer rows.Close()
-	var out []Outcome
-	for rows.Next() {
-		var o Outcome
-		var px [4]sql.NullFloat64
-		var hi, lo sql.NullFloat64
-		if err := rows.Scan(&o.Symbol, &o.Time, &o.Signal, &o.EventType, &o.Confidence, &o.Entry,
-			&px[0], &px[1], &px[2], &px[3], &hi, &lo); err != nil {
-			return nil, fmt.Errorf("cannot read a backtest outcome: %w", err)
-		}
-		o.Time = o.Time.UTC()
-		d := o.Direction()
-		for i := range px {
-			o.Returns[i] = math.NaN()
-			if px[i].Valid {
-				o.Returns[i] = d * (px[i].Float64/o.Entry - 1) * 100
-			}
-		}
-		o.MFE, o.MAE = math.NaN(), math.NaN()
-		if hi.Valid && lo.Valid {
-			up, down := (hi.Float64/o.Entry-1)*100, (1-lo.Float64/o.Entry)*100
-			if d < 0 {
-				up, down = down, up
-			}
-			o.MFE, o.MAE = math.Max(0, up), math.Max(0, down)
-		}
-		out = append(out, o)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("cannot read backtest outcomes: %w", err)
-	}
-	return out, nil
-}
 
 // Backtest runs p (see Methodology). It returns ErrNoData when no signal
 // document of the window lies in the range.

@@ -252,3 +252,88 @@ func TestOpenReadsTheMemoryLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestOutcomesMatchSQL checks the Go scoring against the backtest as one
+// DuckDB statement (history.OutcomesSQL, the implementation it replaced):
+// two venues, a day whose venues are stored at different resolutions (5m
+// and 1m, so candle ends are out of start order), a candle without
+// volume, a gap in the candles, signals off the minute and near the last
+// candle, repeated signals that do not qualify, and symbol filters.
+func TestOutcomesMatchSQL(t *testing.T) {
+	root := t.TempDir()
+	w := histtest.New(t, root)
+	first := day0.AddDate(0, 0, -3)
+	w.GenCandles(first, 2, []string{"uniswap_v3_ethereum", "raydium"}, 5)
+	w.GenSignals("5m", first, 2, 5)
+	// Day 3: SYM001USD at 5m on one venue and 1m on another, with a gap.
+	d3 := first.AddDate(0, 0, 2)
+	var c5, c1 []datasets.Candle
+	for m := 0; m < 600; m += 5 {
+		c := histtest.Flat("SYM001USD", "uniswap_v3_ethereum", d3.Add(time.Duration(m)*time.Minute), 100+float64(m%37), 3)
+		c.High, c.Low = c.Close*1.01, c.Close*0.98
+		c5 = append(c5, c)
+	}
+	for m := 0; m < 720; m++ {
+		if (m >= 300 && m < 330) || m%5 == 4 {
+			// A gap; and no 1m candle ends with a 5m one, since which of
+			// two candles ending together an ASOF join picks is not
+			// specified (the Go scoring takes the later start).
+			continue
+		}
+		v := 2.0
+		if m == 100 {
+			v = 0 // no volume: the venues' plain mean
+		}
+		c := histtest.Flat("SYM001USD", "raydium", d3.Add(time.Duration(m)*time.Minute), 101+float64(m%23)/2, v)
+		c.High, c.Low = c.Close*1.005, c.Close*0.99
+		c1 = append(c1, c)
+	}
+	w.Candles("5m", false, c5)
+	w.Candles("1m", false, c1)
+	var sigs []history.Signal
+	for i, m := range []int{0, 1, 3, 7, 50, 95, 99, 100, 101, 290, 299, 305, 329, 331, 590, 598, 700, 705, 710, 715, 719} {
+		sig, ev := "BULLISH", "BREAKOUT"
+		switch {
+		case i%3 == 1:
+			sig, ev = "BEARISH", "BREAKDOWN"
+		case i%5 == 4:
+			sig, ev = "BULLISH", "BREAKOUT" // repeats the previous one when it was BULLISH too
+		}
+		at := d3.Add(time.Duration(m)*time.Minute + time.Duration(i%4)*17*time.Second)
+		sigs = append(sigs, history.Signal{Time: at, Symbol: "SYM001USD", ID: fmt.Sprint(i), Price: 100 + float64(i),
+			Confidence: 60 + float64(i), Signal: sig, EventType: ev, BaselineSamples: 20, AlgorithmVersion: "test"})
+	}
+	w.Signals("5m", false, sigs)
+	s := open(t, root)
+	for _, p := range []history.BacktestParams{
+		{Window: "5m", MinConfidence: 60, MinBaselineSamples: 10, Start: first, End: first.AddDate(0, 0, 3)},
+		{Window: "5m", MinConfidence: 75, MinBaselineSamples: 25, Start: first.Add(time.Hour), End: first.Add(40 * time.Hour)},
+		{Window: "5m", MinConfidence: 60, MinBaselineSamples: 10, Start: d3, End: d3.Add(12 * time.Hour), Symbols: []string{"SYM001USD"}},
+		{Window: "5m", MinConfidence: 2, MinBaselineSamples: 2, Start: first, End: first.AddDate(0, 0, 3),
+			Symbols: []string{"SYM004USD", "SYM001USD", "SYM009USD"}},
+	} {
+		want, err := s.OutcomesSQL(t.Context(), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, per := range []int64{1000, 1 << 40} { // one batch, then one symbol per batch
+			restore := history.SetBytesPerOutcomeCandle(per)
+			got, _, _, err := s.Outcomes(t.Context(), p)
+			restore()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(want) || len(want) < 10 {
+				t.Fatalf("%+v: %d outcomes, SQL %d", p, len(got), len(want))
+			}
+			for i := range want {
+				a, b := got[i], want[i]
+				if a.Symbol != b.Symbol || !a.Time.Equal(b.Time) || a.Signal != b.Signal || a.EventType != b.EventType ||
+					a.Confidence != b.Confidence || a.Entry != b.Entry ||
+					fmt.Sprint(a.Returns, a.MFE, a.MAE) != fmt.Sprint(b.Returns, b.MFE, b.MAE) {
+					t.Fatalf("%+v outcome %d:\n Go  %+v\n SQL %+v", p, i, a, b)
+				}
+			}
+		}
+	}
+}
