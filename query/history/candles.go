@@ -2,8 +2,8 @@ package history
 
 import (
 	"context"
-	"database/sql/driver"
 	"fmt"
+	"github.com/apache/arrow-go/v18/arrow"
 	"math"
 	"slices"
 	"strings"
@@ -89,11 +89,15 @@ func (cs candleSet) direct(w int64) bool {
 	return true
 }
 
-// candleColumns is the select list both statements end with, in scan order.
-const candleOut = `SELECT symbol, venue, venue_kind, chain, ts, width, open, high, low, close, volume, volume_usd,
-  buy_volume, sell_volume, buy_volume_usd, sell_volume_usd,
-  CASE WHEN buy_volume_usd + sell_volume_usd > 0 THEN 100 * buy_volume_usd / (buy_volume_usd + sell_volume_usd) ELSE 50 END AS buy_pressure,
-  vwap, trade_count, buy_count, sell_count, unknown_side_count FROM `
+// candleOut is the select list both statements end with, in scan order,
+// in the types candleBatch reads whatever a file stored.
+const candleOut = `SELECT symbol, venue, venue_kind, chain, ts::TIMESTAMPTZ AS ts, width::BIGINT AS width,
+  open::DOUBLE AS open, high::DOUBLE AS high, low::DOUBLE AS low, close::DOUBLE AS close, volume::DOUBLE AS volume,
+  volume_usd::DOUBLE AS volume_usd, buy_volume::DOUBLE AS buy_volume, sell_volume::DOUBLE AS sell_volume,
+  buy_volume_usd::DOUBLE AS buy_volume_usd, sell_volume_usd::DOUBLE AS sell_volume_usd,
+  (CASE WHEN buy_volume_usd + sell_volume_usd > 0 THEN 100 * buy_volume_usd / (buy_volume_usd + sell_volume_usd) ELSE 50 END)::DOUBLE AS buy_pressure,
+  vwap::DOUBLE AS vwap, trade_count::BIGINT AS trade_count, buy_count::BIGINT AS buy_count,
+  sell_count::BIGINT AS sell_count, unknown_side_count::BIGINT AS unknown_side_count FROM `
 
 // CandleQuery selects candles.
 type CandleQuery struct {
@@ -155,8 +159,9 @@ func (s *Store) Candles(ctx context.Context, q CandleQuery) (CandleResult, error
 		args = append(args, q.Latest)
 	}
 	var out []datasets.Candle
-	if err := s.queryRows(ctx, stmt, args, func(v []driver.Value) error {
-		out = append(out, candleRow(v))
+	var strs stringCache
+	if err := s.queryBatches(ctx, stmt, args, func(rec arrow.RecordBatch) error {
+		out = appendCandles(out, rec, &strs)
 		return nil
 	}); err != nil {
 		return CandleResult{}, fmt.Errorf("cannot query candles: %w", err)
@@ -177,14 +182,25 @@ func (s *Store) Candles(ctx context.Context, q CandleQuery) (CandleResult, error
 	return CandleResult{Candles: out, Resolutions: res, Files: len(cs.files)}, nil
 }
 
-// candleRow reads one row of candleOut.
-func candleRow(v []driver.Value) datasets.Candle {
-	return datasets.Candle{Symbol: vString(v[0]), Venue: vString(v[1]), VenueKind: vString(v[2]), Chain: vString(v[3]),
-		Time: vTime(v[4]), WidthSeconds: vInt(v[5]), Open: vFloat(v[6]), High: vFloat(v[7]), Low: vFloat(v[8]),
-		Close: vFloat(v[9]), Volume: vFloat(v[10]), VolumeUSD: vFloat(v[11]), BuyVolume: vFloat(v[12]),
-		SellVolume: vFloat(v[13]), BuyVolumeUSD: vFloat(v[14]), SellVolumeUSD: vFloat(v[15]), BuyPressure: vFloat(v[16]),
-		VWAP: vFloat(v[17]), TradeCount: vInt(v[18]), BuyCount: vInt(v[19]), SellCount: vInt(v[20]),
-		UnknownSideCount: vInt(v[21])}
+// appendCandles appends the rows of a batch of candleOut to out; strs
+// keeps one copy of each run of equal strings.
+func appendCandles(out []datasets.Candle, rec arrow.RecordBatch, strs *stringCache) []datasets.Candle {
+	sym, venue, kind, chain := colString(rec, 0), colString(rec, 1), colString(rec, 2), colString(rec, 3)
+	ts, width := colTimestamp(rec, 4), colInt64(rec, 5)
+	f := make([][]float64, 12)
+	for i := range f {
+		f[i] = colFloat64(rec, 6+i)
+	}
+	trades, buys, sells, unknown := colInt64(rec, 18), colInt64(rec, 19), colInt64(rec, 20), colInt64(rec, 21)
+	for j := range ts {
+		out = append(out, datasets.Candle{Symbol: strs.get(0, sym, j), Venue: strs.get(1, venue, j),
+			VenueKind: strs.get(2, kind, j), Chain: strs.get(3, chain, j),
+			Time: time.UnixMicro(ts[j]).UTC(), WidthSeconds: width[j], Open: f[0][j], High: f[1][j], Low: f[2][j],
+			Close: f[3][j], Volume: f[4][j], VolumeUSD: f[5][j], BuyVolume: f[6][j], SellVolume: f[7][j],
+			BuyVolumeUSD: f[8][j], SellVolumeUSD: f[9][j], BuyPressure: f[10][j], VWAP: f[11][j],
+			TradeCount: trades[j], BuyCount: buys[j], SellCount: sells[j], UnknownSideCount: unknown[j]})
+	}
+	return out
 }
 
 // LatestDay returns the latest UTC day that has candle files of any

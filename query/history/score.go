@@ -320,15 +320,6 @@ func (s *Store) scoreBatch(ctx context.Context, files, batch []string, sigs map[
 	return out, nil
 }
 
-// colString is column i of rec as strings; the values alias the batch.
-func colString(rec arrow.RecordBatch, i int) *array.String {
-	a, ok := rec.Column(i).(*array.String)
-	if !ok {
-		panic(fmt.Sprintf("BUG: column %s is %s, not VARCHAR", rec.ColumnName(i), rec.Column(i).DataType()))
-	}
-	return a
-}
-
 // colFloat64NaN is column i of rec with NULLs as NaN.
 func colFloat64NaN(rec arrow.RecordBatch, i int) []float64 {
 	a, ok := rec.Column(i).(*array.Float64)
