@@ -114,3 +114,77 @@ func (s *Store) OutcomesSQL(ctx context.Context, p BacktestParams) ([]Outcome, e
 	}
 	return out, rows.Err()
 }
+
+// trackSQL is the track record as one DuckDB statement, the reference the
+// Go scoring is tested against. It scores logged changes with ASOF joins: the price at t+h is the
+// close of the latest cross-venue candle ending by t+h, if it starts at or
+// after t. Parameters: candle files, symbols, candle from, candle to;
+// change files, window, symbol, symbol, from, to; now (x4).
+const trackSQL = `
+WITH c AS (` + priceSQL + `),
+cov AS (SELECT symbol, max(cend) AS last_end FROM c GROUP BY symbol),
+ch AS (
+  SELECT symbol, changed_at AS ts, "window" AS win, previous_signal, signal, event_type, confidence_score AS conf, price
+  FROM ` + readChanges + `
+  WHERE "window" = ? AND (symbol = ? OR ? = '') AND changed_at >= ?::TIMESTAMPTZ AND changed_at < ?::TIMESTAMPTZ
+    AND signal IN ('BULLISH', 'BEARISH') AND price > 0
+), h AS (
+  SELECT ch.*, cov.last_end, least(cov.last_end, ?::TIMESTAMPTZ) AS horizon_end,
+         ts + INTERVAL 5 MINUTE AS t5, ts + INTERVAL 15 MINUTE AS t15, ts + INTERVAL 1 HOUR AS t60, ts + INTERVAL 24 HOUR AS t1d
+  FROM ch LEFT JOIN cov USING (symbol)
+)
+SELECT h.symbol, h.ts, h.win, h.previous_signal, h.signal, h.event_type, h.conf, h.price,
+  CASE WHEN h.t5 <= h.horizon_end AND a.ts >= h.ts THEN a.close END,
+  CASE WHEN h.t15 <= h.horizon_end AND b.ts >= h.ts THEN b.close END,
+  CASE WHEN h.t60 <= h.horizon_end AND d.ts >= h.ts THEN d.close END,
+  CASE WHEN h.t1d <= h.horizon_end AND e.ts >= h.ts THEN e.close END
+FROM h
+ASOF LEFT JOIN c a ON a.symbol = h.symbol AND a.cend <= h.t5
+ASOF LEFT JOIN c b ON b.symbol = h.symbol AND b.cend <= h.t15
+ASOF LEFT JOIN c d ON d.symbol = h.symbol AND d.cend <= h.t60
+ASOF LEFT JOIN c e ON e.symbol = h.symbol AND e.cend <= h.t1d
+ORDER BY h.ts, h.symbol`
+
+// TrackRecordSQL scores the changes TrackRecord would with trackSQL, the
+// way the track record did before it scored in Go.
+func (s *Store) TrackRecordSQL(ctx context.Context, window, symbol string, from, to time.Time) ([]ChangeOutcome, error) {
+	files := s.signalChangeFiles(datasetsDay(from), datasetsDay(to.Add(-time.Nanosecond)))
+	symbols, err := s.Symbols(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if symbol != "" {
+		symbols = []string{symbol}
+	}
+	cTo := to.Add(24 * time.Hour)
+	cs := s.candleFiles("1m", datasetsDay(from), datasetsDay(cTo.Add(-time.Nanosecond)))
+	rows, err := s.db.QueryContext(ctx, trackSQL, cs.files, symbols, from.UTC(), cTo.UTC(),
+		files, window, symbol, symbol, from.UTC(), to.UTC(), s.Now())
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []ChangeOutcome
+	for rows.Next() {
+		var o ChangeOutcome
+		var prev sql.NullString
+		var px [4]sql.NullFloat64
+		if err := rows.Scan(&o.Symbol, &o.ChangedAt, &o.Window, &prev, &o.Signal, &o.EventType, &o.Confidence, &o.Price,
+			&px[0], &px[1], &px[2], &px[3]); err != nil {
+			return nil, err
+		}
+		o.ChangedAt, o.PreviousSignal = o.ChangedAt.UTC(), prev.String
+		d := 1.0
+		if o.Signal == "BEARISH" {
+			d = -1
+		}
+		for i := range px {
+			o.Returns[i] = math.NaN()
+			if px[i].Valid {
+				o.Returns[i] = d * (px[i].Float64/o.Price - 1) * 100
+			}
+		}
+		out = append(out, o)
+	}
+	return out, rows.Err()
+}

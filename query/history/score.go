@@ -269,25 +269,39 @@ func (s *Store) qualifying(ctx context.Context, sigFiles, docSyms []string, p Ba
 }
 
 // scoreBatch scores the qualifying signals of the symbols of batch (sorted)
-// on their candles and appends them to out in symbol and time order. Each
-// symbol's candles are held only while its signals are scored.
+// on their candles and appends them to out in symbol and time order.
 func (s *Store) scoreBatch(ctx context.Context, files, batch []string, sigs map[string][]Outcome, times map[string][]int64, start, cEnd time.Time, out []Outcome) ([]Outcome, error) {
+	err := s.eachPriceSeries(ctx, files, batch, start, cEnd, func(i int) bool { return len(sigs[batch[i]]) > 0 },
+		func(i int, ps *priceSeries) {
+			os, ts := sigs[batch[i]], times[batch[i]]
+			for k := range os {
+				ps.scoreSignal(&os[k], ts[k])
+			}
+			out = append(out, os...)
+		})
+	if err != nil {
+		return nil, fmt.Errorf("cannot read backtest prices: %w", err)
+	}
+	return out, nil
+}
+
+// eachPriceSeries reads the cross-venue candles of the symbols of batch in
+// [from, to) from files and calls each with every symbol's series, in
+// batch order, for the symbols want accepts (by position in batch) that
+// have candles. Only one symbol's candles are held at a time.
+func (s *Store) eachPriceSeries(ctx context.Context, files, batch []string, from, to time.Time, want func(int) bool, each func(int, *priceSeries)) error {
 	cur := -1
+	wanted := false
 	var pts []pricePoint
 	flush := func() {
-		if cur < 0 {
-			return
+		if cur >= 0 && len(pts) > 0 {
+			ps := newPriceSeries(pts)
+			each(cur, &ps)
 		}
-		ps := newPriceSeries(pts)
-		os, ts := sigs[batch[cur]], times[batch[cur]]
-		for i := range os {
-			ps.scoreSignal(&os[i], ts[i])
-		}
-		out = append(out, os...)
 		pts = pts[:0]
 	}
 	var acc priceAcc
-	err := s.queryBatches(ctx, venuePriceSQL, []any{batch, files, batch, start.UTC(), cEnd.UTC()}, func(rec arrow.RecordBatch) error {
+	err := s.queryBatches(ctx, venuePriceSQL, []any{batch, files, batch, from.UTC(), to.UTC()}, func(rec arrow.RecordBatch) error {
 		si, us, ce := colInt64(rec, 0), colInt64(rec, 1), colInt64(rec, 2)
 		cl, vu, hi, lo := colFloat64NaN(rec, 3), colFloat64NaN(rec, 4), colFloat64NaN(rec, 5), colFloat64NaN(rec, 6)
 		for j := range si {
@@ -301,23 +315,33 @@ func (s *Store) scoreBatch(ctx context.Context, files, batch []string, sigs map[
 				}
 				if i != cur {
 					flush()
-					cur = i
+					cur, wanted = i, want(i)
 				}
 			}
-			if len(sigs[batch[i]]) > 0 {
+			if wanted {
 				acc.add(us[j], ce[j], cl[j], vu[j], hi[j], lo[j])
 			}
 		}
 		return nil
 	})
+	if err != nil {
+		return err
+	}
 	if acc.begun {
 		pts = append(pts, acc.point())
 	}
-	if err != nil {
-		return nil, fmt.Errorf("cannot read backtest prices: %w", err)
-	}
 	flush()
-	return out, nil
+	return nil
+}
+
+// candlesPerSymbol bounds the candles one symbol can have in files: a
+// day's worth at each file's width (files are per day and venue).
+func candlesPerSymbol(cs candleSet) int64 {
+	var n int64
+	for _, w := range cs.widths {
+		n += 86400 / w
+	}
+	return max(n, 1)
 }
 
 // colFloat64NaN is column i of rec with NULLs as NaN.

@@ -2,14 +2,19 @@ package history
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
 )
 
 // TrackHorizons are the horizons of the track record.
 var TrackHorizons = []string{"5m", "15m", "1h", "24h"}
+
+var trackHorizonDur = []time.Duration{5 * time.Minute, 15 * time.Minute, time.Hour, 24 * time.Hour}
 
 // ChangeOutcome is one logged directional signal change and what the price
 // did after it.
@@ -31,34 +36,16 @@ type ChangeOutcome struct {
 // readChanges is the FROM clause over a bound list of signal-change files.
 const readChanges = `read_parquet(?::VARCHAR[], hive_partitioning = true, hive_types_autocast = false, union_by_name = true)`
 
-// trackSQL scores logged changes with ASOF joins: the price at t+h is the
-// close of the latest cross-venue candle ending by t+h, if it starts at or
-// after t. Parameters: candle files, symbols, candle from, candle to;
-// change files, window, symbol, symbol, from, to; now (x4).
-const trackSQL = `
-WITH c AS (` + priceSQL + `),
-cov AS (SELECT symbol, max(cend) AS last_end FROM c GROUP BY symbol),
-ch AS (
-  SELECT symbol, changed_at AS ts, "window" AS win, previous_signal, signal, event_type, confidence_score AS conf, price
-  FROM ` + readChanges + `
-  WHERE "window" = ? AND (symbol = ? OR ? = '') AND changed_at >= ?::TIMESTAMPTZ AND changed_at < ?::TIMESTAMPTZ
-    AND signal IN ('BULLISH', 'BEARISH') AND price > 0
-), h AS (
-  SELECT ch.*, cov.last_end, least(cov.last_end, ?::TIMESTAMPTZ) AS horizon_end,
-         ts + INTERVAL 5 MINUTE AS t5, ts + INTERVAL 15 MINUTE AS t15, ts + INTERVAL 1 HOUR AS t60, ts + INTERVAL 24 HOUR AS t1d
-  FROM ch LEFT JOIN cov USING (symbol)
-)
-SELECT h.symbol, h.ts, h.win, h.previous_signal, h.signal, h.event_type, h.conf, h.price,
-  CASE WHEN h.t5 <= h.horizon_end AND a.ts >= h.ts THEN a.close END,
-  CASE WHEN h.t15 <= h.horizon_end AND b.ts >= h.ts THEN b.close END,
-  CASE WHEN h.t60 <= h.horizon_end AND d.ts >= h.ts THEN d.close END,
-  CASE WHEN h.t1d <= h.horizon_end AND e.ts >= h.ts THEN e.close END
-FROM h
-ASOF LEFT JOIN c a ON a.symbol = h.symbol AND a.cend <= h.t5
-ASOF LEFT JOIN c b ON b.symbol = h.symbol AND b.cend <= h.t15
-ASOF LEFT JOIN c d ON d.symbol = h.symbol AND d.cend <= h.t60
-ASOF LEFT JOIN c e ON e.symbol = h.symbol AND e.cend <= h.t1d
-ORDER BY h.ts, h.symbol`
+// changesSQL selects the logged directional changes of a window with a
+// positive price, ordered by symbol and time. Parameters: change files,
+// window, symbol, symbol (empty: every symbol), from, to.
+const changesSQL = `
+SELECT symbol, epoch_us(changed_at) AS us, "window", previous_signal, signal, event_type,
+       confidence_score::DOUBLE AS conf, price::DOUBLE AS price
+FROM ` + readChanges + `
+WHERE "window" = ? AND (symbol = ? OR ? = '') AND changed_at >= ?::TIMESTAMPTZ AND changed_at < ?::TIMESTAMPTZ
+  AND signal IN ('BULLISH', 'BEARISH') AND price > 0
+ORDER BY symbol, us`
 
 // TrackRecord returns the logged directional changes (BULLISH, BEARISH) of
 // window in [from, to), of symbol or every symbol when symbol is empty,
@@ -79,56 +66,84 @@ WHERE "window" = ? AND (symbol = ? OR ? = '') AND changed_at >= ?::TIMESTAMPTZ A
 	if logged == 0 {
 		return nil, 0, ErrNoData
 	}
-	symbols, err := s.Symbols(ctx)
+	// The changes, by symbol.
+	var out []ChangeOutcome
+	var times []int64
+	var strs stringCache
+	err := s.queryBatches(ctx, changesSQL, []any{files, window, symbol, symbol, from.UTC(), to.UTC()}, func(rec arrow.RecordBatch) error {
+		sym, win, prev := colString(rec, 0), colString(rec, 2), colString(rec, 3)
+		sig, ev := colString(rec, 4), colString(rec, 5)
+		us, conf, price := colInt64(rec, 1), colFloat64(rec, 6), colFloat64(rec, 7)
+		for j := range us {
+			o := ChangeOutcome{Symbol: strs.get(0, sym, j), ChangedAt: unixMicroUTC(us[j]), Window: strs.get(1, win, j),
+				PreviousSignal: strings.Clone(prev.Value(j)), Signal: strings.Clone(sig.Value(j)),
+				EventType: strings.Clone(ev.Value(j)), Confidence: conf[j], Price: price[j]}
+			if prev.IsNull(j) {
+				o.PreviousSignal = ""
+			}
+			for i := range o.Returns {
+				o.Returns[i] = math.NaN()
+			}
+			out = append(out, o)
+			times = append(times, us[j])
+		}
+		return nil
+	})
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, fmt.Errorf("cannot read logged signal changes: %w", err)
 	}
-	if symbol != "" {
-		symbols = []string{symbol}
-	}
+	// Each change is scored on its symbol's cross-venue candles up to a day
+	// after the range (the as-of rule of the backtest): the return at h is
+	// the close of the candle with the latest end by t+h (the later start
+	// among candles ending together) if it starts at or after t, and only
+	// when t+h is neither after now nor after the symbol's last candle.
+	// Symbols run in batches sized to the memory limit, as the backtest's.
 	cTo := to.Add(24 * time.Hour)
 	cs := s.candleFiles("1m", datasetsDay(from), datasetsDay(cTo.Add(-time.Nanosecond)))
-	now := s.Now()
-	var rows *sql.Rows
-	if len(cs.files) == 0 {
-		rows, err = s.db.QueryContext(ctx, `SELECT symbol, changed_at, "window", previous_signal, signal, event_type,
-  confidence_score, price, NULL::DOUBLE, NULL::DOUBLE, NULL::DOUBLE, NULL::DOUBLE FROM `+readChanges+`
-WHERE "window" = ? AND (symbol = ? OR ? = '') AND changed_at >= ?::TIMESTAMPTZ AND changed_at < ?::TIMESTAMPTZ
-  AND signal IN ('BULLISH', 'BEARISH') AND price > 0 ORDER BY changed_at, symbol`,
-			files, window, symbol, symbol, from.UTC(), to.UTC())
-	} else {
-		rows, err = s.db.QueryContext(ctx, trackSQL, cs.files, symbols, from.UTC(), cTo.UTC(),
-			files, window, symbol, symbol, from.UTC(), to.UTC(), now)
-	}
-	if err != nil {
-		return nil, 0, fmt.Errorf("cannot score logged signal changes: %w", err)
-	}
-	defer rows.Close()
-	var out []ChangeOutcome
-	for rows.Next() {
-		var o ChangeOutcome
-		var prev sql.NullString
-		var px [4]sql.NullFloat64
-		if err := rows.Scan(&o.Symbol, &o.ChangedAt, &o.Window, &prev, &o.Signal, &o.EventType, &o.Confidence, &o.Price,
-			&px[0], &px[1], &px[2], &px[3]); err != nil {
-			return nil, 0, fmt.Errorf("cannot read a signal change outcome: %w", err)
-		}
-		o.ChangedAt, o.PreviousSignal = o.ChangedAt.UTC(), prev.String
-		d := 1.0
-		if o.Signal == "BEARISH" {
-			d = -1
-		}
-		for i := range px {
-			o.Returns[i] = math.NaN()
-			if px[i].Valid {
-				o.Returns[i] = d * (px[i].Float64/o.Price - 1) * 100
+	if len(cs.files) > 0 && len(out) > 0 {
+		first := map[string]int{} // symbol → index of its first change in out
+		var syms []string
+		for i, o := range out {
+			if _, ok := first[o.Symbol]; !ok {
+				first[o.Symbol] = i
+				syms = append(syms, o.Symbol)
 			}
 		}
-		out = append(out, o)
+		slices.Sort(syms)
+		nowUS := s.Now().UnixMicro()
+		size := max(1, int(s.memoryBytes/bytesPerOutcomeCandle/candlesPerSymbol(cs)))
+		for batch := range slices.Chunk(syms, size) {
+			err := s.eachPriceSeries(ctx, cs.files, batch, from, cTo, func(int) bool { return true }, func(i int, ps *priceSeries) {
+				end := min(ps.lastEnd, nowUS)
+				for k := first[batch[i]]; k < len(out) && out[k].Symbol == batch[i]; k++ {
+					o := &out[k]
+					d := 1.0
+					if o.Signal == "BEARISH" {
+						d = -1
+					}
+					for h, dur := range trackHorizonDur {
+						th := times[k] + dur.Microseconds()
+						if th > end {
+							continue
+						}
+						if p, ok := ps.asOf(th); ok && p.us >= times[k] && !math.IsNaN(p.close) {
+							o.Returns[h] = d * (p.close/o.Price - 1) * 100
+						}
+					}
+				}
+			})
+			if err != nil {
+				return nil, 0, fmt.Errorf("cannot read track-record prices: %w", err)
+			}
+		}
 	}
-	if err := rows.Err(); err != nil {
-		return nil, 0, fmt.Errorf("cannot read signal change outcomes: %w", err)
-	}
+	// Oldest first, then by symbol.
+	slices.SortStableFunc(out, func(a, b ChangeOutcome) int {
+		if c := a.ChangedAt.Compare(b.ChangedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Symbol, b.Symbol)
+	})
 	return out, logged, nil
 }
 

@@ -2,6 +2,7 @@ package history_test
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"testing"
 	"time"
@@ -61,5 +62,59 @@ func TestTrackRecordKnownAnswer(t *testing.T) {
 	one, _, err := s.TrackRecord(t.Context(), "1m", "TESTUSD", t0, t0.Add(time.Hour))
 	if err != nil || len(one) != 1 || one[0].Confidence != 99 {
 		t.Errorf("1m: %+v %v", one, err)
+	}
+}
+
+// TestTrackRecordMatchesSQL checks the Go scoring of the track record
+// against the one DuckDB statement it replaced (history.TrackRecordSQL):
+// two venues over two days, changes of several symbols off the minute,
+// near the last candle and after now, one symbol without candles, one
+// symbol asked for, and one symbol per batch.
+func TestTrackRecordMatchesSQL(t *testing.T) {
+	root := t.TempDir()
+	w := histtest.New(t, root)
+	first := day0.AddDate(0, 0, -2)
+	w.GenCandles(first, 2, []string{"uniswap_v3_ethereum", "raydium"}, 4)
+	var chs []history.Change
+	for i := range 60 {
+		sym := histtest.Symbol(i % 5) // SYM004USD has no candles
+		sig := []string{"BULLISH", "BEARISH", "NEUTRAL"}[i%3]
+		at := first.Add(time.Duration(i)*47*time.Minute + time.Duration(i%7)*13*time.Second)
+		chs = append(chs, history.Change{ChangedAt: at, Symbol: sym, Window: "5m", PreviousSignal: "NEUTRAL",
+			Signal: sig, EventType: "BREAKOUT", Confidence: 50 + float64(i%50), Price: 95 + float64(i%11)})
+	}
+	w.Changes(false, chs)
+	s := open(t, root) // now: day0 + 48 h, so some day-long horizons have not elapsed
+	for _, sym := range []string{"", histtest.Symbol(2), histtest.Symbol(4)} {
+		for _, per := range []int64{1000, 1 << 40} {
+			restore := history.SetBytesPerOutcomeCandle(per)
+			got, _, err := s.TrackRecord(t.Context(), "5m", sym, first, first.Add(48*time.Hour))
+			restore()
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := s.TrackRecordSQL(t.Context(), "5m", sym, first, first.Add(48*time.Hour))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(want) || len(want) < 5 {
+				t.Fatalf("symbol %q: %d outcomes, SQL %d", sym, len(got), len(want))
+			}
+			scored := 0
+			for i := range want {
+				a, b := got[i], want[i]
+				if a.Symbol != b.Symbol || !a.ChangedAt.Equal(b.ChangedAt) || a.Signal != b.Signal || a.Price != b.Price ||
+					a.PreviousSignal != b.PreviousSignal || a.Window != b.Window || a.Confidence != b.Confidence ||
+					fmt.Sprint(a.Returns) != fmt.Sprint(b.Returns) {
+					t.Fatalf("symbol %q change %d:\n Go  %+v\n SQL %+v", sym, i, a, b)
+				}
+				if !math.IsNaN(a.Returns[0]) {
+					scored++
+				}
+			}
+			if sym != histtest.Symbol(4) && scored == 0 {
+				t.Fatalf("symbol %q: nothing scored", sym)
+			}
+		}
 	}
 }
