@@ -172,14 +172,14 @@ WHERE (list_contains(?::VARCHAR[], symbol) OR len(?::VARCHAR[]) = 0) AND ts >= ?
 		if len(symbols) == 0 && len(batch) == len(candleSyms) {
 			docSyms = symbols // one batch of every symbol: no symbol list to bind
 		}
-		sigs, times, err := s.qualifying(ctx, sigFiles, docSyms, p)
+		sigs, err := s.qualifying(ctx, sigFiles, docSyms, p)
 		if err != nil {
 			return nil, 0, nil, err
 		}
 		if len(sigs) == 0 {
 			continue
 		}
-		if out, err = s.scoreBatch(ctx, cs.files, batch, sigs, times, p.Start, cEnd, out); err != nil {
+		if out, err = s.scoreBatch(ctx, cs.files, batch, sigs, p.Start, cEnd, out); err != nil {
 			return nil, 0, nil, err
 		}
 	}

@@ -25,7 +25,10 @@ func bindArgs(args []any) []any {
 // as the zero value. A column of another type is a bug in the statement
 // (the statements cast what they select).
 
-func colFloat64(rec arrow.RecordBatch, i int) []float64 {
+func colFloat64(rec arrow.RecordBatch, i int) []float64 { return colFloat64Or(rec, 0, i) }
+
+// colFloat64Or is column i of rec, a DOUBLE, with NULLs read as null.
+func colFloat64Or(rec arrow.RecordBatch, null float64, i int) []float64 {
 	a, ok := rec.Column(i).(*array.Float64)
 	if !ok {
 		panic(fmt.Sprintf("BUG: column %s is %s, not DOUBLE", rec.ColumnName(i), rec.Column(i).DataType()))
@@ -36,6 +39,7 @@ func colFloat64(rec arrow.RecordBatch, i int) []float64 {
 	}
 	out := make([]float64, len(v))
 	for j := range v {
+		out[j] = null
 		if a.IsValid(j) {
 			out[j] = v[j]
 		}

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 )
 
 // pricePoint is one cross-venue candle of priceSQL: start and end in Unix
@@ -205,6 +204,21 @@ func (ps *priceSeries) extremes(base, end int64) (hi, lo float64, ok bool) {
 
 const minuteUS = int64(60_000_000)
 
+// forwardReturn is the return in percent, signed by direction d, from entry
+// at t (Unix microseconds) to the close of the candle with the latest end
+// by t+h, if that candle starts at or after t; NaN when t+h is after end
+// or there is no such candle.
+func (ps *priceSeries) forwardReturn(t int64, h time.Duration, end int64, d, entry float64) float64 {
+	th := t + h.Microseconds()
+	if th > end {
+		return math.NaN()
+	}
+	if p, ok := ps.asOf(th); ok && p.us >= t && !math.IsNaN(p.close) {
+		return d * (p.close/entry - 1) * 100
+	}
+	return math.NaN()
+}
+
 // scoreSignal fills the returns, MFE and MAE of o, whose time is t (Unix
 // microseconds), from its symbol's candles by Methodology: only candles
 // that start at or after t count, and a horizon ending after the last
@@ -212,14 +226,7 @@ const minuteUS = int64(60_000_000)
 func (ps *priceSeries) scoreSignal(o *Outcome, t int64) {
 	d := o.Direction()
 	for i, h := range horizonDur {
-		o.Returns[i] = math.NaN()
-		th := t + h.Microseconds()
-		if th > ps.lastEnd {
-			continue
-		}
-		if p, ok := ps.asOf(th); ok && p.us >= t && !math.IsNaN(p.close) {
-			o.Returns[i] = d * (p.close/o.Entry - 1) * 100
-		}
+		o.Returns[i] = ps.forwardReturn(t, h, ps.lastEnd, d, o.Entry)
 	}
 	o.MFE, o.MAE = math.NaN(), math.NaN()
 	t15 := t + 15*minuteUS
@@ -243,9 +250,9 @@ func (ps *priceSeries) scoreSignal(o *Outcome, t int64) {
 }
 
 // qualifying reads the qualifying signals of docSyms (empty: every symbol)
-// by symbol, each oldest first, with their times in Unix microseconds.
-func (s *Store) qualifying(ctx context.Context, sigFiles, docSyms []string, p BacktestParams) (map[string][]Outcome, map[string][]int64, error) {
-	outs, times := map[string][]Outcome{}, map[string][]int64{}
+// by symbol, each oldest first.
+func (s *Store) qualifying(ctx context.Context, sigFiles, docSyms []string, p BacktestParams) (map[string][]Outcome, error) {
+	outs := map[string][]Outcome{}
 	last := ""
 	err := s.queryBatches(ctx, qualifyingSQL, []any{sigFiles, docSyms, docSyms, p.Start.UTC(), p.End.UTC(), p.MinConfidence, p.MinBaselineSamples},
 		func(rec arrow.RecordBatch) error {
@@ -258,24 +265,23 @@ func (s *Store) qualifying(ctx context.Context, sigFiles, docSyms []string, p Ba
 				k := last
 				outs[k] = append(outs[k], Outcome{Symbol: k, Time: unixMicroUTC(us[j]), Signal: strings.Clone(sig.Value(j)),
 					EventType: strings.Clone(ev.Value(j)), Confidence: conf[j], Entry: price[j]})
-				times[k] = append(times[k], us[j])
 			}
 			return nil
 		})
 	if err != nil {
-		return nil, nil, fmt.Errorf("cannot select the backtest signals: %w", err)
+		return nil, fmt.Errorf("cannot select the backtest signals: %w", err)
 	}
-	return outs, times, nil
+	return outs, nil
 }
 
 // scoreBatch scores the qualifying signals of the symbols of batch (sorted)
 // on their candles and appends them to out in symbol and time order.
-func (s *Store) scoreBatch(ctx context.Context, files, batch []string, sigs map[string][]Outcome, times map[string][]int64, start, cEnd time.Time, out []Outcome) ([]Outcome, error) {
+func (s *Store) scoreBatch(ctx context.Context, files, batch []string, sigs map[string][]Outcome, start, cEnd time.Time, out []Outcome) ([]Outcome, error) {
 	err := s.eachPriceSeries(ctx, files, batch, start, cEnd, func(i int) bool { return len(sigs[batch[i]]) > 0 },
 		func(i int, ps *priceSeries) {
-			os, ts := sigs[batch[i]], times[batch[i]]
+			os := sigs[batch[i]]
 			for k := range os {
-				ps.scoreSignal(&os[k], ts[k])
+				ps.scoreSignal(&os[k], os[k].Time.UnixMicro())
 			}
 			out = append(out, os...)
 		})
@@ -303,7 +309,7 @@ func (s *Store) eachPriceSeries(ctx context.Context, files, batch []string, from
 	var acc priceAcc
 	err := s.queryBatches(ctx, venuePriceSQL, []any{batch, files, batch, from.UTC(), to.UTC()}, func(rec arrow.RecordBatch) error {
 		si, us, ce := colInt64(rec, 0), colInt64(rec, 1), colInt64(rec, 2)
-		cl, vu, hi, lo := colFloat64NaN(rec, 3), colFloat64NaN(rec, 4), colFloat64NaN(rec, 5), colFloat64NaN(rec, 6)
+		cl, vu, hi, lo := colFloat64Or(rec, math.NaN(), 3), colFloat64Or(rec, math.NaN(), 4), colFloat64Or(rec, math.NaN(), 5), colFloat64Or(rec, math.NaN(), 6)
 		for j := range si {
 			i := int(si[j] - 1)
 			if i < 0 || i >= len(batch) || i < cur {
@@ -342,25 +348,6 @@ func candlesPerSymbol(cs candleSet) int64 {
 		n += 86400 / w
 	}
 	return max(n, 1)
-}
-
-// colFloat64NaN is column i of rec with NULLs as NaN.
-func colFloat64NaN(rec arrow.RecordBatch, i int) []float64 {
-	a, ok := rec.Column(i).(*array.Float64)
-	if !ok {
-		panic(fmt.Sprintf("BUG: column %s is %s, not DOUBLE", rec.ColumnName(i), rec.Column(i).DataType()))
-	}
-	v := a.Float64Values()
-	if a.NullN() == 0 {
-		return v
-	}
-	out := slices.Clone(v)
-	for j := range out {
-		if a.IsNull(j) {
-			out[j] = math.NaN()
-		}
-	}
-	return out
 }
 
 func unixMicroUTC(us int64) time.Time { return time.UnixMicro(us).UTC() }

@@ -68,7 +68,6 @@ WHERE "window" = ? AND (symbol = ? OR ? = '') AND changed_at >= ?::TIMESTAMPTZ A
 	}
 	// The changes, by symbol.
 	var out []ChangeOutcome
-	var times []int64
 	var strs stringCache
 	err := s.queryBatches(ctx, changesSQL, []any{files, window, symbol, symbol, from.UTC(), to.UTC()}, func(rec arrow.RecordBatch) error {
 		sym, win, prev := colString(rec, 0), colString(rec, 2), colString(rec, 3)
@@ -85,7 +84,6 @@ WHERE "window" = ? AND (symbol = ? OR ? = '') AND changed_at >= ?::TIMESTAMPTZ A
 				o.Returns[i] = math.NaN()
 			}
 			out = append(out, o)
-			times = append(times, us[j])
 		}
 		return nil
 	})
@@ -122,13 +120,7 @@ WHERE "window" = ? AND (symbol = ? OR ? = '') AND changed_at >= ?::TIMESTAMPTZ A
 						d = -1
 					}
 					for h, dur := range trackHorizonDur {
-						th := times[k] + dur.Microseconds()
-						if th > end {
-							continue
-						}
-						if p, ok := ps.asOf(th); ok && p.us >= times[k] && !math.IsNaN(p.close) {
-							o.Returns[h] = d * (p.close/o.Price - 1) * 100
-						}
+						o.Returns[h] = ps.forwardReturn(o.ChangedAt.UnixMicro(), dur, end, d, o.Price)
 					}
 				}
 			})
