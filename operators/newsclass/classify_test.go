@@ -118,11 +118,11 @@ func TestClassifyFiling(t *testing.T) {
 	}
 	f("8-K", []string{"1.03"}, "1425450", 5, "negative") // OrthoPediatrics: bankruptcy item
 	f("8-K", []string{"7.01", "9.01"}, "1425450", 2, "neutral")
-	f("8-K/A", []string{"2.02"}, "796343", 4, "neutral")  // amendment -1, large +1
-	f("4", nil, "320193", 3, "neutral")                   // Apple: rank 2
-	f("4", nil, "2104409", 1, "neutral")                  // no listed ticker: -1
-	f("SC 13D", nil, "1045810", 4, "neutral")             // NVIDIA
-	f("D", nil, "1045810", 2, "neutral")                  // not a listed form: 1, +1
+	f("8-K/A", []string{"2.02"}, "796343", 4, "neutral") // amendment -1, large +1
+	f("4", nil, "320193", 3, "neutral")                  // Apple: rank 2
+	f("4", nil, "2104409", 1, "neutral")                 // no listed ticker: -1
+	f("SC 13D", nil, "1045810", 4, "neutral")            // NVIDIA
+	f("D", nil, "1045810", 2, "neutral")                 // not a listed form: 1, +1
 	f("8-K", []string{"4.02", "9.01"}, "1318605", 5, "negative")
 	if b, a := newsclass.BaseForm("SC 13G/A"); b != "13G" || !a {
 		t.Errorf("BaseForm %s %v", b, a)
