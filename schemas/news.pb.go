@@ -257,20 +257,23 @@ func (x *NewsItem) GetClassification() *NewsClassification {
 
 // NewsFiling is what a filing item says about the filing.
 type NewsFiling struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Accession     string                 `protobuf:"bytes,1,opt,name=accession,proto3" json:"accession,omitempty"`                       // accession number, e.g. "0000796343-23-000044"
-	Form          string                 `protobuf:"bytes,2,opt,name=form,proto3" json:"form,omitempty"`                                 // normalized form type: "8-K", "8-K/A", "4", "13D", "10-Q", ...
-	Cik           string                 `protobuf:"bytes,3,opt,name=cik,proto3" json:"cik,omitempty"`                                   // filer CIK, decimal without leading zeros
-	Company       string                 `protobuf:"bytes,4,opt,name=company,proto3" json:"company,omitempty"`                           // company (filer) name as EDGAR spells it
-	Ticker        string                 `protobuf:"bytes,5,opt,name=ticker,proto3" json:"ticker,omitempty"`                             // ticker from company_tickers.json, empty when the filer has none
-	Items         []string               `protobuf:"bytes,6,rep,name=items,proto3" json:"items,omitempty"`                               // 8-K item numbers, e.g. "2.02", "9.01"
-	FilingUrl     string                 `protobuf:"bytes,7,opt,name=filing_url,json=filingUrl,proto3" json:"filing_url,omitempty"`      // the complete submission text (.txt) or primary document
-	IndexUrl      string                 `protobuf:"bytes,8,opt,name=index_url,json=indexUrl,proto3" json:"index_url,omitempty"`         // the filing index page
-	FiledDate     string                 `protobuf:"bytes,9,opt,name=filed_date,json=filedDate,proto3" json:"filed_date,omitempty"`      // filing date, YYYY-MM-DD
-	AcceptedNs    int64                  `protobuf:"varint,10,opt,name=accepted_ns,json=acceptedNs,proto3" json:"accepted_ns,omitempty"` // EDGAR acceptance time, Unix ns; 0 when unknown
-	Role          string                 `protobuf:"bytes,11,opt,name=role,proto3" json:"role,omitempty"`                                // the filer's role in the feed entry: Filer, Issuer, Subject, Reporting, Filed by
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	state            protoimpl.MessageState `protogen:"open.v1"`
+	Accession        string                 `protobuf:"bytes,1,opt,name=accession,proto3" json:"accession,omitempty"`                                       // accession number, e.g. "0000796343-23-000044"
+	Form             string                 `protobuf:"bytes,2,opt,name=form,proto3" json:"form,omitempty"`                                                 // form type as filed, normalized: "8-K", "8-K/A", "4", "SC 13D", "SCHEDULE 13G/A"
+	FormFamily       string                 `protobuf:"bytes,3,opt,name=form_family,json=formFamily,proto3" json:"form_family,omitempty"`                   // the family alert filters compare: "8-K", "4", "13D", "13G", "10-K", ... (amendments included)
+	Amendment        bool                   `protobuf:"varint,4,opt,name=amendment,proto3" json:"amendment,omitempty"`                                      // a "/A" form
+	Cik              string                 `protobuf:"bytes,5,opt,name=cik,proto3" json:"cik,omitempty"`                                                   // filer CIK, decimal without leading zeros
+	Company          string                 `protobuf:"bytes,6,opt,name=company,proto3" json:"company,omitempty"`                                           // company (filer) name as EDGAR spells it
+	Ticker           string                 `protobuf:"bytes,7,opt,name=ticker,proto3" json:"ticker,omitempty"`                                             // ticker from company_tickers.json, empty when the filer has none
+	Items            []string               `protobuf:"bytes,8,rep,name=items,proto3" json:"items,omitempty"`                                               // 8-K item numbers, e.g. "2.02", "9.01"
+	ItemDescriptions []string               `protobuf:"bytes,9,rep,name=item_descriptions,json=itemDescriptions,proto3" json:"item_descriptions,omitempty"` // the title of each item, as EDGAR gives it (same order as items)
+	FilingUrl        string                 `protobuf:"bytes,10,opt,name=filing_url,json=filingUrl,proto3" json:"filing_url,omitempty"`                     // the complete submission text (.txt)
+	IndexUrl         string                 `protobuf:"bytes,11,opt,name=index_url,json=indexUrl,proto3" json:"index_url,omitempty"`                        // the filing index page
+	FiledDate        string                 `protobuf:"bytes,12,opt,name=filed_date,json=filedDate,proto3" json:"filed_date,omitempty"`                     // filing date, YYYY-MM-DD
+	AcceptedNs       int64                  `protobuf:"varint,13,opt,name=accepted_ns,json=acceptedNs,proto3" json:"accepted_ns,omitempty"`                 // EDGAR acceptance time, Unix ns; 0 when unknown
+	Role             string                 `protobuf:"bytes,14,opt,name=role,proto3" json:"role,omitempty"`                                                // the filer's role in the feed: Filer, Issuer, Subject, Reporting, Filed by
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *NewsFiling) Reset() {
@@ -317,6 +320,20 @@ func (x *NewsFiling) GetForm() string {
 	return ""
 }
 
+func (x *NewsFiling) GetFormFamily() string {
+	if x != nil {
+		return x.FormFamily
+	}
+	return ""
+}
+
+func (x *NewsFiling) GetAmendment() bool {
+	if x != nil {
+		return x.Amendment
+	}
+	return false
+}
+
 func (x *NewsFiling) GetCik() string {
 	if x != nil {
 		return x.Cik
@@ -341,6 +358,13 @@ func (x *NewsFiling) GetTicker() string {
 func (x *NewsFiling) GetItems() []string {
 	if x != nil {
 		return x.Items
+	}
+	return nil
+}
+
+func (x *NewsFiling) GetItemDescriptions() []string {
+	if x != nil {
+		return x.ItemDescriptions
 	}
 	return nil
 }
@@ -532,24 +556,28 @@ const file_news_proto_rawDesc = "" +
 	"\x14publisher_categories\x18\r \x03(\tR\x13publisherCategories\x12\x12\n" +
 	"\x04guid\x18\x0e \x01(\tR\x04guid\x12)\n" +
 	"\x06filing\x18\x0f \x01(\v2\x11.mi.v1.NewsFilingR\x06filing\x12A\n" +
-	"\x0eclassification\x18\x10 \x01(\v2\x19.mi.v1.NewsClassificationR\x0eclassification\"\xa8\x02\n" +
+	"\x0eclassification\x18\x10 \x01(\v2\x19.mi.v1.NewsClassificationR\x0eclassification\"\x94\x03\n" +
 	"\n" +
 	"NewsFiling\x12\x1c\n" +
 	"\taccession\x18\x01 \x01(\tR\taccession\x12\x12\n" +
-	"\x04form\x18\x02 \x01(\tR\x04form\x12\x10\n" +
-	"\x03cik\x18\x03 \x01(\tR\x03cik\x12\x18\n" +
-	"\acompany\x18\x04 \x01(\tR\acompany\x12\x16\n" +
-	"\x06ticker\x18\x05 \x01(\tR\x06ticker\x12\x14\n" +
-	"\x05items\x18\x06 \x03(\tR\x05items\x12\x1d\n" +
+	"\x04form\x18\x02 \x01(\tR\x04form\x12\x1f\n" +
+	"\vform_family\x18\x03 \x01(\tR\n" +
+	"formFamily\x12\x1c\n" +
+	"\tamendment\x18\x04 \x01(\bR\tamendment\x12\x10\n" +
+	"\x03cik\x18\x05 \x01(\tR\x03cik\x12\x18\n" +
+	"\acompany\x18\x06 \x01(\tR\acompany\x12\x16\n" +
+	"\x06ticker\x18\a \x01(\tR\x06ticker\x12\x14\n" +
+	"\x05items\x18\b \x03(\tR\x05items\x12+\n" +
+	"\x11item_descriptions\x18\t \x03(\tR\x10itemDescriptions\x12\x1d\n" +
 	"\n" +
-	"filing_url\x18\a \x01(\tR\tfilingUrl\x12\x1b\n" +
-	"\tindex_url\x18\b \x01(\tR\bindexUrl\x12\x1d\n" +
+	"filing_url\x18\n" +
+	" \x01(\tR\tfilingUrl\x12\x1b\n" +
+	"\tindex_url\x18\v \x01(\tR\bindexUrl\x12\x1d\n" +
 	"\n" +
-	"filed_date\x18\t \x01(\tR\tfiledDate\x12\x1f\n" +
-	"\vaccepted_ns\x18\n" +
-	" \x01(\x03R\n" +
+	"filed_date\x18\f \x01(\tR\tfiledDate\x12\x1f\n" +
+	"\vaccepted_ns\x18\r \x01(\x03R\n" +
 	"acceptedNs\x12\x12\n" +
-	"\x04role\x18\v \x01(\tR\x04role\"\xf7\x02\n" +
+	"\x04role\x18\x0e \x01(\tR\x04role\"\xf7\x02\n" +
 	"\x12NewsClassification\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\tR\aversion\x12\x1a\n" +
 	"\bcategory\x18\x02 \x01(\tR\bcategory\x12%\n" +

@@ -9,6 +9,7 @@ import (
 
 	"github.com/marketintel/mi/internal/fixtures"
 	"github.com/marketintel/mi/operators/newsclass"
+	"github.com/marketintel/mi/pipeline/sources/edgar"
 	"github.com/marketintel/mi/pipeline/sources/newsfeed"
 	"github.com/marketintel/mi/schemas"
 )
@@ -27,11 +28,11 @@ func testDictionary(tb testing.TB) *newsclass.Dictionary {
 		if err != nil {
 			tb.Fatal(err)
 		}
-		issuers, err := newsfeed.ParseCompanyTickers(b)
+		tk, err := edgar.ParseTickers(b)
 		if err != nil {
 			tb.Fatal(err)
 		}
-		dict = newsclass.NewDictionary(newsfeed.Coins(), issuers)
+		dict = newsclass.NewDictionary(newsfeed.Coins(), newsfeed.Issuers(tk))
 	})
 	if dict == nil {
 		tb.Fatal("no dictionary")
@@ -100,7 +101,9 @@ func TestClassifyArticles(t *testing.T) {
 func TestClassifyFiling(t *testing.T) {
 	c := newsclass.New(testDictionary(t))
 	n := &schemas.NewsItem{Kind: schemas.NewsKind_NEWS_KIND_FILING, Title: "ADOBE INC. 8-K", Filing: &schemas.NewsFiling{
-		Accession: "0000796343-23-000044", Form: "8-K", Cik: "796343", Company: "ADOBE INC.", Items: []string{"2.02", "9.01"}, FiledDate: "2023-03-15",
+		Accession: "0000796343-23-000044", Form: "8-K", FormFamily: "8-K", Cik: "796343", Company: "ADOBE INC.",
+		Items: []string{"2.02", "9.01"}, ItemDescriptions: []string{"Results of Operations and Financial Condition", "Financial Statements and Exhibits"},
+		FiledDate: "2023-03-15",
 	}}
 	cl := c.Classify(n)
 	wantSummary := "Form 8-K (current report): Item 2.02 Results of Operations and Financial Condition (earnings); Item 9.01 Financial Statements and Exhibits; filed 2023-03-15"
@@ -110,7 +113,8 @@ func TestClassifyFiling(t *testing.T) {
 	}
 	f := func(form string, items []string, cik string, wantM int, wantSent string) {
 		t.Helper()
-		n := &schemas.NewsItem{Kind: schemas.NewsKind_NEWS_KIND_FILING, Filing: &schemas.NewsFiling{Form: form, Cik: cik, Items: items}}
+		fm := edgar.ParseForm(form)
+		n := &schemas.NewsItem{Kind: schemas.NewsKind_NEWS_KIND_FILING, Filing: &schemas.NewsFiling{Form: fm.Name, FormFamily: fm.Family, Amendment: fm.Amendment, Cik: cik, Items: items}}
 		cl := c.Classify(n)
 		if int(cl.Materiality) != wantM || cl.Sentiment != wantSent {
 			t.Errorf("%s %v %s: materiality %d %s (%q), want %d %s", form, items, cik, cl.Materiality, cl.Sentiment, cl.MaterialityReasons, wantM, wantSent)
@@ -124,9 +128,6 @@ func TestClassifyFiling(t *testing.T) {
 	f("SC 13D", nil, "1045810", 4, "neutral")            // NVIDIA
 	f("D", nil, "1045810", 2, "neutral")                 // not a listed form: 1, +1
 	f("8-K", []string{"4.02", "9.01"}, "1318605", 5, "negative")
-	if b, a := newsclass.BaseForm("SC 13G/A"); b != "13G" || !a {
-		t.Errorf("BaseForm %s %v", b, a)
-	}
 }
 
 // TestClassifyDeterministic: classifying is a function of the item.
