@@ -144,3 +144,26 @@ func TestClassifyDeterministic(t *testing.T) {
 		t.Errorf("%v", a)
 	}
 }
+
+func TestResolve(t *testing.T) {
+	d := testDictionary(t)
+	f := func(in, want string) {
+		t.Helper()
+		got, ok := d.Resolve(in)
+		if got != want || ok != (want != "") {
+			t.Errorf("Resolve(%q) = %q, %v; want %q", in, got, ok, want)
+		}
+	}
+	f("BTC", "BTCUSD")
+	f("$btc", "BTCUSD")
+	f("BTCUSD", "BTCUSD")
+	f("btc-usdt", "BTCUSD")
+	f("ETH", "ETHUSD") // the coin, not Grayscale's ETH trust
+	f("adbe", "ADBE")
+	f("BRK.B", "BRK-B")
+	f("TSLAUSD", "TSLA")
+	f("NOW", "NOW")
+	f("", "")
+	f("NOTATICKER", "")
+	f("XYZUSD", "")
+}

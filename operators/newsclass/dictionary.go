@@ -255,3 +255,35 @@ func (d *Dictionary) CoinBySymbol(symbol string) (*Coin, bool) {
 	}
 	return nil, false
 }
+
+// Resolve maps a symbol as a user writes it to the symbol news items
+// carry: a covered coin by ticker or pair ("BTC", "$btc", "BTCUSD",
+// "BTC-USDT" → "BTCUSD"), an SEC issuer by ticker ("adbe" → "ADBE", "BRK.B"
+// → "BRK-B"), a tokenized equity by its pipeline symbol ("TSLAUSD" →
+// "TSLA"). ok is false for anything else.
+func (d *Dictionary) Resolve(s string) (string, bool) {
+	s = strings.ToUpper(strings.TrimPrefix(strings.TrimSpace(s), "$"))
+	if s == "" || len(s) > 20 {
+		return "", false
+	}
+	if c, ok := d.coinByTicker[s]; ok {
+		return c.Symbol, true
+	}
+	if is, ok := d.issuerByTicker[strings.NewReplacer(".", "-", "/", "-").Replace(s)]; ok {
+		return is.Ticker, true
+	}
+	flat := strings.NewReplacer("-", "", "/", "", "_", "").Replace(s)
+	for _, q := range []string{"USDT", "USDC", "USD"} {
+		base, ok := strings.CutSuffix(flat, q)
+		if !ok || base == "" {
+			continue
+		}
+		if c, ok := d.coinByTicker[base]; ok {
+			return c.Symbol, true
+		}
+		if is, ok := d.issuerByTicker[base]; ok {
+			return is.Ticker, true
+		}
+	}
+	return "", false
+}
