@@ -55,8 +55,8 @@ func ValidatePerpSnapshot(s *PerpSnapshot) error {
 		return fmt.Errorf("%w: bad open interest %v", ErrInvalidPositioning, s.OpenInterest)
 	case !finite(s.OpenInterestUsd) || s.OpenInterestUsd < 0 || s.OpenInterestUsd > MaxOpenInterestUSD:
 		return fmt.Errorf("%w: bad open interest %v USD", ErrInvalidPositioning, s.OpenInterestUsd)
-	case s.History:
-		return nil // a history point carries open interest only
+	case s.History || s.Delisted:
+		return nil // a history point carries open interest only; a delisted perp nothing
 	case !finite(s.MarkPrice) || s.MarkPrice < 0:
 		return fmt.Errorf("%w: bad mark price %v", ErrInvalidPositioning, s.MarkPrice)
 	case !finite(s.IndexPrice) || s.IndexPrice < 0:
