@@ -215,7 +215,6 @@ func BuildOutcomeQuotes(in OutcomeInput) []*schemas.PredictionQuote {
 		obs = in.ReadNs
 	}
 	inQuestion := map[int64]*Question{}
-	settled := map[int64]bool{}
 	for i := range in.Questions {
 		q := &in.Questions[i]
 		for _, o := range q.Named {
@@ -224,10 +223,8 @@ func BuildOutcomeQuotes(in OutcomeInput) []*schemas.PredictionQuote {
 		if q.Fallback >= 0 {
 			inQuestion[q.Fallback] = q
 		}
-		for _, o := range q.SettledNamed {
-			settled[o] = true
-		}
 	}
+	settled := settledOutcomes(in.Questions)
 	out := make([]*schemas.PredictionQuote, 0, len(in.Outcomes))
 	for _, o := range in.Outcomes {
 		if settled[o.ID] {
@@ -271,6 +268,17 @@ func BuildOutcomeQuotes(in OutcomeInput) []*schemas.PredictionQuote {
 		out = append(out, q)
 	}
 	return out
+}
+
+// settledOutcomes returns the outcomes the questions list as settled.
+func settledOutcomes(qs []Question) map[int64]bool {
+	settled := map[int64]bool{}
+	for _, q := range qs {
+		for _, o := range q.SettledNamed {
+			settled[o] = true
+		}
+	}
+	return settled
 }
 
 // parseOutcomeDescription reads a machine description
