@@ -3,6 +3,7 @@ package operators
 import (
 	"encoding/json"
 	"math"
+	"strconv"
 	"testing"
 	"time"
 
@@ -284,5 +285,43 @@ func TestPredictionMoveStateAndForget(t *testing.T) {
 	}
 	if err := NewPredictionMoveDetector().RestoreState([]byte(`[{"key":"a","points":[{"ns":2},{"ns":1}]}]`)); err == nil {
 		t.Fatal("unsorted state accepted")
+	}
+}
+
+// BenchmarkFundingExtremePush runs 500 perps' snapshots through the
+// detector, one poll after another (one op = one snapshot).
+func BenchmarkFundingExtremePush(b *testing.B) {
+	d := NewFundingExtremeDetector()
+	snaps := make([]*schemas.PerpSnapshot, 500)
+	for i := range snaps {
+		snaps[i] = perp("hyperliquid", "C"+strconv.Itoa(i), 0, float64(i%7-3)*0.00003, 1, 1e7)
+	}
+	var out []AlertEvent
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		s := snaps[i%500]
+		s.ObservedNs += int64(5 * time.Minute)
+		out = d.Push(s, out[:0])
+		i++
+	}
+}
+
+// BenchmarkPredictionMovePush pushes quotes of 100 markets.
+func BenchmarkPredictionMovePush(b *testing.B) {
+	d := NewPredictionMoveDetector()
+	qs := make([]*schemas.PredictionQuote, 100)
+	for i := range qs {
+		qs[i] = quote(strconv.Itoa(i), 0, 0.5, 1e4)
+	}
+	var out []AlertEvent
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		q := qs[i%100]
+		q.ObservedNs += int64(15 * time.Minute)
+		q.Probability = 0.3 + 0.4*float64((i/100)%2)
+		out = d.Push(q, out[:0])
+		i++
 	}
 }
