@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -406,7 +407,7 @@ func (p *Poller) request(ctx context.Context, path string, body []byte) (answer,
 // and a failure, a venue error a failure, rejected items dead letters.
 func (p *Poller) parsed(out *Output, endpoint string, body []byte, err error, rej []Reject) bool {
 	for _, r := range rej {
-		if len(r.Reason) >= len(ReasonUnknownSymbol) && r.Reason[:len(ReasonUnknownSymbol)] == ReasonUnknownSymbol {
+		if strings.HasPrefix(r.Reason, ReasonUnknownSymbol) {
 			out.Unmapped++
 			continue
 		}
