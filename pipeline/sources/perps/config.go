@@ -35,7 +35,6 @@ type Entry struct {
 	Dexes               []string `json:"dexes"`
 	Interval            string   `json:"interval"`
 	Offset              string   `json:"offset"`
-	Timeout             string   `json:"timeout"`
 	CurrentOpenInterest bool     `json:"currentOpenInterest"`
 	NoBackfill          bool     `json:"noBackfill"`
 	MaxMarkets          int      `json:"maxMarkets"`
@@ -44,7 +43,9 @@ type Entry struct {
 
 // ConfigOf decodes an entry of kind positioning or prediction-markets into a
 // poller configuration; unknown fields and bad values are errors naming the
-// entry and the field.
+// entry and the field. The HTTP client (timeouts, User-Agent, rate limits per
+// host) comes from the configuration's http section: the caller sets
+// Config.Client and Config.Health.
 func ConfigOf(sc sources.SourceConfig, env sources.Env) (Config, error) {
 	var e Entry
 	if err := sc.Decode(&e); err != nil {
@@ -55,11 +56,11 @@ func ConfigOf(sc sources.SourceConfig, env sources.Env) (Config, error) {
 	}
 	cfg := Config{Name: e.Name, Venue: e.Venue, Prediction: e.Kind == KindPredictionMarkets, URL: e.URL, Symbols: e.Symbols,
 		Dexes: e.Dexes, CurrentOpenInterest: e.CurrentOpenInterest, NoBackfill: e.NoBackfill, MaxMarkets: e.MaxMarkets,
-		MaxBodyBytes: e.MaxBodyBytes, Logger: env.Logger, Observer: env.Observer}
+		MaxBodyBytes: e.MaxBodyBytes, Logger: env.Logger}
 	for _, d := range []struct {
 		field, v string
 		dst      *time.Duration
-	}{{"interval", e.Interval, &cfg.Interval}, {"offset", e.Offset, &cfg.Offset}, {"timeout", e.Timeout, &cfg.Timeout}} {
+	}{{"interval", e.Interval, &cfg.Interval}, {"offset", e.Offset, &cfg.Offset}} {
 		if d.v == "" {
 			continue
 		}

@@ -10,10 +10,11 @@
 // response bytes, and the time they were read, into schemas.PerpSnapshot and
 // schemas.PredictionQuote records; malformed input is a *ParseError whose text
 // is the dead-letter reason, a bad item of a good answer is a Reject. The
-// pollers (poller.go) do the I/O: one poll cycle per venue every 5 minutes
-// (prediction markets every 15), aligned to the clock, with backoff, the
-// venues' rate-limit answers (418, 429, Retry-After) honoured, and freshness
-// for /status. docs/positioning.md documents every endpoint and rule.
+// pollers (poller.go) do the I/O through pipeline/sources/poll: one poll
+// cycle per venue every 5 minutes (prediction markets every 15), aligned to
+// the clock, with backoff, the venues' rate-limit answers (403, 418, 429,
+// Retry-After) honoured, conditional GETs, and freshness for /status
+// (sources.Health). docs/positioning.md documents every endpoint and rule.
 //
 // Venue symbols map to normalized symbols in one function, Normalize.
 package perps

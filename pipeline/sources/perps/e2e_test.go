@@ -5,155 +5,72 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"log/slog"
 	"math"
 	"net/http"
 	"net/http/httptest"
-	"strconv"
 	"strings"
-	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/marketintel/mi/internal/fixtures"
+	"github.com/marketintel/mi/internal/pubreplay"
 	"github.com/marketintel/mi/operators"
 	"github.com/marketintel/mi/pipeline/sources"
-	"github.com/marketintel/mi/schemas"
+	"github.com/marketintel/mi/pipeline/sources/clock"
+	"github.com/marketintel/mi/pipeline/sources/poll"
 	"github.com/marketintel/mi/sinks/views"
 )
 
-// route is what the replay server answers to one request.
-type route struct {
-	body       []byte
-	etag       string    // answer 304 to If-None-Match with it
-	date       time.Time // the Date header (the capture's recording time); zero = now
-	status     int       // 0 = 200
-	retryAfter string
-	truncate   bool // promise more bytes than sent (the connection drops mid-body)
-}
+// hlRecorded is the recording time of the Hyperliquid cassettes: the Date
+// header of their answers.
+var hlRecorded = time.Date(2026, 2, 6, 12, 54, 16, 0, time.UTC)
 
-// replayServer answers the venues' REST endpoints with the real captures.
-// GET routes are keyed "GET <path>", Hyperliquid's POST /info by
-// "POST <type>[:<dex>]".
-type replayServer struct {
-	t      *testing.T
-	mu     sync.Mutex
-	routes map[string]route
-	hits   map[string]int
-	urls   []string
-	srv    *httptest.Server
-}
-
-func newReplayServer(t *testing.T) *replayServer {
-	s := &replayServer{t: t, routes: map[string]route{}, hits: map[string]int{}}
-	s.srv = httptest.NewServer(http.HandlerFunc(s.handle))
-	t.Cleanup(s.srv.Close)
-	return s
-}
-
-func (s *replayServer) set(key string, r route) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.routes[key] = r
-}
-
-func (s *replayServer) count(key string) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.hits[key]
-}
-
-func (s *replayServer) handle(w http.ResponseWriter, r *http.Request) {
-	key := "GET " + r.URL.Path
-	if r.Method == http.MethodPost {
-		var req struct {
-			Type string `json:"type"`
-			Dex  string `json:"dex"`
-			Req  struct {
-				Coin string `json:"coin"`
-			} `json:"req"`
-		}
-		b, _ := io.ReadAll(r.Body)
-		if json.Unmarshal(b, &req) != nil {
-			http.Error(w, `{"error":"bad request"}`, http.StatusBadRequest)
-			return
-		}
-		key = "POST " + req.Type
-		if req.Dex != "" {
-			key += ":" + req.Dex
-		}
-		if req.Req.Coin != "" {
-			key += ":" + req.Req.Coin
-		}
+// ReplayRoutes are the venues' REST endpoints answered with the real
+// captures (Bybit's tickers: the capture's linear ticker objects in a
+// hand-made REST envelope, no REST capture existing).
+func replayRoutes(t testing.TB) []pubreplay.Route {
+	fx := func(name string) string { return fixtures.Path(t, "perps/"+name) }
+	hlDate := http.Header{"Date": {hlRecorded.Format(http.TimeFormat)}}
+	return []pubreplay.Route{
+		{Path: "/fapi/v1/premiumIndex", File: fx("binance_usdm_BTCUSDT_premiumIndex_2026-08-02.json")},
+		{Path: "/futures/data/openInterestHist", Query: map[string][]string{"symbol": {"BTCUSDT"}}, File: fx("binance_usdm_BTCUSDT_openInterestHist_1h_2026-08-02.json")},
+		{Path: "/futures/data/globalLongShortAccountRatio", Query: map[string][]string{"symbol": {"BTCUSDT"}}, File: fx("binance_usdm_BTCUSDT_globalLongShortAccountRatio_1h_2026-08-02.json")},
+		{Path: "/v5/market/tickers", Body: bybitRESTTickers(t, 1786310820000)},
+		{Path: "/v5/market/open-interest", Query: map[string][]string{"symbol": {"BTCUSDT"}}, File: fx("bybit_v5_linear_BTCUSDT_open_interest_1h_2026-08-15.json")},
+		{Method: "POST", Path: "/info", BodyContains: `"dex":"xyz"`, File: fx("hyperliquid_info_metaAndAssetCtxs_dex-xyz_2026-02-06.json"), Header: hlDate},
+		{Method: "POST", Path: "/info", BodyContains: `"type":"metaAndAssetCtxs"`, File: fx("hyperliquid_info_metaAndAssetCtxs_2026-02-06.json"), Header: hlDate},
 	}
-	if ua := r.Header.Get("User-Agent"); !strings.HasPrefix(ua, "mi-positioning/") {
-		s.t.Errorf("User-Agent %q", ua)
-	}
-	s.mu.Lock()
-	s.hits[key]++
-	s.urls = append(s.urls, r.URL.String())
-	rt, ok := s.routes[key]
-	s.mu.Unlock()
-	if !ok {
-		http.NotFound(w, r)
-		return
-	}
-	if !rt.date.IsZero() {
-		w.Header().Set("Date", rt.date.UTC().Format(http.TimeFormat))
-	}
-	if rt.retryAfter != "" {
-		w.Header().Set("Retry-After", rt.retryAfter)
-	}
-	if rt.status != 0 {
-		w.WriteHeader(rt.status)
-		w.Write(rt.body)
-		return
-	}
-	if rt.etag != "" {
-		w.Header().Set("ETag", rt.etag)
-		if r.Header.Get("If-None-Match") == rt.etag {
-			s.mu.Lock()
-			s.hits["304 "+key]++
-			s.mu.Unlock()
-			w.WriteHeader(http.StatusNotModified)
-			return
-		}
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if rt.truncate {
-		w.Header().Set("Content-Length", strconv.Itoa(len(rt.body)))
-		w.WriteHeader(http.StatusOK)
-		w.Write(rt.body[:len(rt.body)/2])
-		if hj, ok := w.(http.Hijacker); ok {
-			c, _, _ := hj.Hijack()
-			c.Close()
-		}
-		return
-	}
-	w.Write(rt.body)
 }
 
-// A clock for the pollers: read times are the test's, never the wall's.
-type testClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *testClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *testClock) add(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
-
-func newPoller(t *testing.T, cfg Config) *Poller {
+func listen(t *testing.T, routes []pubreplay.Route) (*pubreplay.Server, string) {
 	t.Helper()
-	cfg.Spacing = time.Nanosecond
+	s, err := pubreplay.New(routes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := s.Listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	return s, l.URL
+}
+
+// testClient is a poll client of its own (own host limits: every test
+// server is 127.0.0.1) on clk, without rate limits.
+func testClient(clk clock.Clock) *poll.Client {
+	cfg := sources.HTTPConfig{UserAgent: "mi-test/1", DefaultLimit: &sources.Limit{Rate: 0}}
+	return poll.NewClient(cfg, poll.Options{Clock: clk, Hosts: poll.NewHosts(clk, cfg)})
+}
+
+func newPoller(t *testing.T, clk clock.Clock, cfg Config) *Poller {
+	t.Helper()
+	cfg.Clock = clk
+	if cfg.Client == nil {
+		cfg.Client = testClient(clk)
+	}
 	p, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -161,29 +78,16 @@ func newPoller(t *testing.T, cfg Config) *Poller {
 	return p
 }
 
-// hlRecorded is the recording time of the Hyperliquid cassettes.
-var hlRecorded = time.Date(2026, 2, 6, 12, 54, 16, 0, time.UTC)
-
-func serveCaptures(t *testing.T, s *replayServer) {
-	s.set("GET /fapi/v1/premiumIndex", route{body: fixture(t, "binance_usdm_BTCUSDT_premiumIndex_2026-08-02.json"), etag: `"p1"`})
-	s.set("GET /futures/data/openInterestHist", route{body: fixture(t, "binance_usdm_BTCUSDT_openInterestHist_1h_2026-08-02.json")})
-	s.set("GET /futures/data/globalLongShortAccountRatio", route{body: fixture(t, "binance_usdm_BTCUSDT_globalLongShortAccountRatio_1h_2026-08-02.json")})
-	s.set("GET /v5/market/tickers", route{body: bybitRESTTickers(t, 1786310820000)})
-	s.set("GET /v5/market/open-interest", route{body: fixture(t, "bybit_v5_linear_BTCUSDT_open_interest_1h_2026-08-15.json")})
-	s.set("POST metaAndAssetCtxs", route{body: fixture(t, "hyperliquid_info_metaAndAssetCtxs_2026-02-06.json"), date: hlRecorded})
-	s.set("POST metaAndAssetCtxs:xyz", route{body: fixture(t, "hyperliquid_info_metaAndAssetCtxs_dex-xyz_2026-02-06.json"), date: hlRecorded})
-}
-
 // From the venues' answers to the route answer and the funding_extreme
-// events: three pollers read the real captures from a local server, their
-// records go through the positioning view and the detector, twice.
+// events: three pollers read the real captures from the publisher replay
+// server, their records go through the positioning view and the detector,
+// twice.
 func TestPollToAnswerAndFundingExtreme(t *testing.T) {
-	s := newReplayServer(t)
-	serveCaptures(t, s)
-	clk := &testClock{now: time.Date(2026, 11, 26, 10, 0, 30, 0, time.UTC)}
-	bn := newPoller(t, Config{Venue: VenueBinance, URL: s.srv.URL, Symbols: []string{"BTCUSDT"}, Now: clk.Now})
-	by := newPoller(t, Config{Venue: VenueBybit, URL: s.srv.URL, Symbols: []string{"BTCUSDT"}, Now: clk.Now})
-	hl := newPoller(t, Config{Venue: VenueHyperliquid, URL: s.srv.URL, Dexes: []string{"", "xyz"}, Now: clk.Now})
+	srv, url := listen(t, replayRoutes(t))
+	clk := clock.NewFake(time.Date(2026, 11, 26, 10, 0, 30, 0, time.UTC))
+	bn := newPoller(t, clk, Config{Venue: VenueBinance, URL: url, Symbols: []string{"BTCUSDT"}})
+	by := newPoller(t, clk, Config{Venue: VenueBybit, URL: url, Symbols: []string{"BTCUSDT"}})
+	hl := newPoller(t, clk, Config{Venue: VenueHyperliquid, URL: url, Dexes: []string{"", "xyz"}})
 	view := views.NewPositioning()
 	det := operators.NewFundingExtremeDetector()
 	var events []operators.AlertEvent
@@ -205,20 +109,19 @@ func TestPollToAnswerAndFundingExtreme(t *testing.T) {
 		}
 	}
 	poll()
-	// Binance's first poll asks 24 h of history; fundingInfo is not served:
-	// every symbol pays every 8 h by default, and the poll is degraded.
-	if !strings.Contains(strings.Join(s.urls, " "), "limit=289") || bn.Freshness().State != StateDegraded {
-		t.Fatalf("first poll: %v, state %s", s.urls, bn.Freshness().State)
+	// fundingInfo, instruments-info and Bybit's account ratio are not
+	// served (no capture): Binance pays every 8 h by default, Bybit takes
+	// the ticker's interval, the rows have no Bybit share.
+	misses := strings.Join(srv.Misses(), " ")
+	if !strings.Contains(misses, "/fapi/v1/fundingInfo") || !strings.Contains(misses, "/v5/market/account-ratio") {
+		t.Fatalf("misses %s", misses)
 	}
-	clk.add(5 * time.Minute)
-	s.urls = nil
+	clk.Advance(5 * time.Minute)
 	poll()
-	if strings.Contains(strings.Join(s.urls, " "), "limit=289") || s.count("GET /v5/market/open-interest") != 1 {
-		t.Fatalf("second poll backfilled again: %v", s.urls)
-	}
-	// The second premiumIndex was a 304: the cached body served.
-	if s.count("GET /fapi/v1/premiumIndex") != 2 || s.count("304 GET /fapi/v1/premiumIndex") != 1 {
-		t.Fatal("premiumIndex not asked conditionally")
+	// The first poll backfilled (limit=289, 15-minute Bybit history); the
+	// second did not ask the history again.
+	if srv.Requests("/v5/market/open-interest") != 1 || srv.Requests("/futures/data/openInterestHist") != 2 {
+		t.Fatalf("history asked %d / %d times", srv.Requests("/v5/market/open-interest"), srv.Requests("/futures/data/openInterestHist"))
 	}
 
 	a, err := view.Answer("BTCUSD", clk.Now(), nil)
@@ -229,14 +132,14 @@ func TestPollToAnswerAndFundingExtreme(t *testing.T) {
 	for _, v := range a.Venues {
 		byVenue[v.Venue] = v
 	}
-	// Figures from the captures: Binance 13:00 open interest and its 1 h
+	// Figures from the captures: Binance's 13:00 open interest and its 1 h
 	// change against 12:00 (−0.0345 %), Bybit's ticker, Hyperliquid's BTC.
 	b, y, h := byVenue["binance"], byVenue["bybit"], byVenue["hyperliquid"]
 	if b.OpenInterest != 108833.193 || b.Change1hPercent == nil || *b.Change1hPercent != -0.0345 || b.LongShort == nil || b.LongShort.LongShare != 0.6575 ||
-		b.Funding.AnnualizedPercent != 10.0138 || !b.Stale {
+		b.Funding.AnnualizedPercent != 10.0138 || b.Funding.IntervalSource != "default" || !b.Stale {
 		t.Fatalf("binance row %+v", b)
 	}
-	if y.OpenInterestUSD != 3899996265.01 || y.Funding.IntervalHours != 8 || h.OpenInterest != 22727.78266 || !h.ObservedAt.Equal(hlRecorded) {
+	if y.OpenInterestUSD != 3899996265.01 || y.Funding.IntervalHours != 8 || y.LongShort != nil || h.OpenInterest != 22727.78266 || !h.ObservedAt.Equal(hlRecorded) {
 		t.Fatalf("bybit %+v hyperliquid %+v", y, h)
 	}
 	// The captures are months old and of three different days: every row is
@@ -251,9 +154,8 @@ func TestPollToAnswerAndFundingExtreme(t *testing.T) {
 	}
 
 	// funding_extreme: the Hyperliquid capture has seven perps above $5M
-	// of open interest with funding beyond the thresholds (SOL −61.54 %/yr,
-	// XRP −54.51, APT −55.13, TRX −27.70, VIRTUAL −45.51, TRUMP −102.22, MON
-	// −161.19; all shorts crowded). They fire on the first poll only.
+	// of open interest with funding beyond the thresholds, all shorts
+	// crowded. They fire on the first poll only.
 	want := map[string]float64{"SOL": -61.54, "XRP": -54.51, "APT": -55.13, "TRX": -27.70, "VIRTUAL": -45.51, "TRUMP": -102.22, "MON": -161.19}
 	if len(events) != len(want) {
 		t.Fatalf("%d events, want %d", len(events), len(want))
@@ -271,163 +173,137 @@ func TestPollToAnswerAndFundingExtreme(t *testing.T) {
 	}
 }
 
+// 304s: the pollers ask conditionally and use the answer they kept. The
+// replay server answers the second and third polls 304 with no body, so only
+// the kept answer can give the four tickers again.
+func TestPollNotModified(t *testing.T) {
+	srv, url := listen(t, replayRoutes(t))
+	clk := clock.NewFake(time.Date(2026, 11, 26, 10, 0, 30, 0, time.UTC))
+	by := newPoller(t, clk, Config{Venue: VenueBybit, URL: url, NoBackfill: true})
+	var first []byte
+	for i := 0; i < 3; i++ {
+		out, err := by.Poll(context.Background())
+		if err != nil || len(out.Snapshots) != 4 {
+			t.Fatalf("poll %d: %d snapshots, %v", i, len(out.Snapshots), err)
+		}
+		b, _ := json.Marshal(out.Snapshots)
+		if first == nil {
+			first = b
+		} else if !bytes.Equal(b, first) {
+			t.Fatalf("poll %d built other records from the kept answer", i)
+		}
+	}
+	if srv.Requests("/v5/market/tickers") != 3 {
+		t.Fatal("tickers not asked each poll")
+	}
+}
+
 // A venue that rate-limits, answers a truncated body, answers malformed JSON,
-// or is down: the poll reports it, dead-letters the malformed answer, waits
-// for Retry-After without sending, and says once that the venue is
-// unreachable.
+// or is down: the poll reports it, dead-letters the malformed answer, and
+// sends nothing before Retry-After.
 func TestPollFaults(t *testing.T) {
-	s := newReplayServer(t)
-	serveCaptures(t, s)
-	clk := &testClock{now: time.Date(2026, 11, 26, 10, 0, 30, 0, time.UTC)}
-	var logs bytes.Buffer
-	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	obs := &stateLog{}
-	by := newPoller(t, Config{Venue: VenueBybit, URL: s.srv.URL, Symbols: []string{"BTCUSDT"}, Now: clk.Now, Logger: log, Observer: obs})
+	srv, url := listen(t, replayRoutes(t))
+	clk := clock.NewFake(time.Date(2026, 11, 26, 10, 0, 30, 0, time.UTC))
+	by := newPoller(t, clk, Config{Venue: VenueBybit, URL: url, Symbols: []string{"BTCUSDT"}})
 
 	// 429 with Retry-After: 120 s.
-	s.set("GET /v5/market/tickers", route{status: http.StatusTooManyRequests, retryAfter: "120", body: []byte(`{"retCode":10006,"retMsg":"Too many visits!"}`)})
+	srv.Inject("/v5/market/tickers", pubreplay.Fault{Status: http.StatusTooManyRequests, RetryAfter: "120"})
 	out, err := by.Poll(context.Background())
-	var rl *RateLimitError
-	if !errors.Is(err, ErrNothingRead) || !errors.As(err, &rl) || rl.Status != 429 || !rl.Until.Equal(clk.Now().Add(120*time.Second)) {
+	var te *poll.ThrottledError
+	if !errors.Is(err, ErrNothingRead) || !errors.As(err, &te) || te.Status != 429 || !te.Until.Equal(clk.Now().Add(120*time.Second)) || len(out.Snapshots) != 0 {
 		t.Fatalf("%v", err)
 	}
-	f := by.Freshness()
-	if f.State != StateRateLimited || !f.BlockedUntil.Equal(rl.Until) || len(out.Snapshots) != 0 {
-		t.Fatalf("%+v", f)
-	}
 	// Within the wait nothing is sent to the host.
-	before := s.count("GET /v5/market/tickers") + s.count("GET /v5/market/account-ratio")
-	clk.add(60 * time.Second)
-	if _, err := by.Poll(context.Background()); !errors.As(err, &rl) {
+	before := srv.Requests("/v5/market/tickers") + srv.Requests("/v5/market/account-ratio")
+	clk.Advance(60 * time.Second)
+	if _, err := by.Poll(context.Background()); !errors.As(err, &te) || !te.Early {
 		t.Fatal(err)
 	}
-	if after := s.count("GET /v5/market/tickers") + s.count("GET /v5/market/account-ratio"); after != before {
+	if after := srv.Requests("/v5/market/tickers") + srv.Requests("/v5/market/account-ratio"); after != before {
 		t.Fatalf("%d requests sent during Retry-After", after-before)
 	}
-	// Binance 418 (IP ban) is the same (another host).
-	s2 := newReplayServer(t)
-	bn := newPoller(t, Config{Venue: VenueBinance, URL: s2.srv.URL, Symbols: []string{"BTCUSDT"}, Now: clk.Now})
-	s2.set("GET /fapi/v1/premiumIndex", route{status: http.StatusTeapot, retryAfter: "600"})
-	if _, err := bn.Poll(context.Background()); !errors.As(err, &rl) || rl.Status != http.StatusTeapot {
-		t.Fatal(err)
-	}
-
-	// After the wait: the venue answers again.
-	clk.add(61 * time.Second)
-	serveCaptures(t, s)
-	if out, err := by.Poll(context.Background()); err != nil || len(out.Snapshots) != 4 {
+	// After the wait the venue answers again.
+	clk.Advance(61 * time.Second)
+	if out, err := by.Poll(context.Background()); err != nil || len(out.Snapshots) < 4 {
 		t.Fatalf("%d snapshots, %v, %v", len(out.Snapshots), out.Failures, err)
 	}
-	if by.Freshness().State != StateOK && by.Freshness().State != StateDegraded {
-		t.Fatalf("%+v", by.Freshness())
+
+	// Binance's 418 (an IP ban) is the same, with Banned.
+	bn := newPoller(t, clk, Config{Venue: VenueBinance, URL: url, Symbols: []string{"BTCUSDT"}})
+	srv.Inject("/fapi/v1/premiumIndex", pubreplay.Fault{Status: http.StatusTeapot, RetryAfter: "600"})
+	out, err = bn.Poll(context.Background())
+	if !errors.As(err, &te) || !te.Banned() {
+		t.Fatalf("%v (%v)", err, out.Failures)
 	}
 
-	// Truncated body on the xyz dex: that request fails, the main dex's
-	// records are still produced (a partial answer).
-	hl := newPoller(t, Config{Venue: VenueHyperliquid, URL: s.srv.URL, Dexes: []string{"", "xyz"}, Now: clk.Now, Logger: log})
-	s.set("POST metaAndAssetCtxs:xyz", route{body: fixture(t, "hyperliquid_info_metaAndAssetCtxs_dex-xyz_2026-02-06.json"), truncate: true})
+	// A truncated answer on the main dex: that request fails, the xyz dex's
+	// records are still produced (a partial answer, a success).
+	hl := newPoller(t, clk, Config{Venue: VenueHyperliquid, URL: url, Dexes: []string{"", "xyz"}})
+	srv.Inject("/info", pubreplay.Fault{Truncate: 1000})
 	out, err = hl.Poll(context.Background())
-	if err != nil || len(out.Failures) != 1 || len(out.Snapshots) != 225 || hl.Freshness().State != StateDegraded {
+	if err != nil || len(out.Failures) != 1 || !errors.Is(out.Failures[0], poll.ErrTruncated) || len(out.Snapshots) != 43 {
 		t.Fatalf("%d snapshots, %v, %v", len(out.Snapshots), out.Failures, err)
 	}
-	// Malformed JSON (half an answer with a correct length): a dead letter
+
+	// Malformed JSON (half an answer with its right length): a dead letter
 	// whose reason starts "malformed json", with the raw answer.
 	xyz := fixture(t, "hyperliquid_info_metaAndAssetCtxs_dex-xyz_2026-02-06.json")
-	s.set("POST metaAndAssetCtxs:xyz", route{body: xyz[:len(xyz)/2]})
-	out, _ = hl.Poll(context.Background())
-	if len(out.DeadLetters) != 1 || !strings.HasPrefix(out.DeadLetters[0].Reason, "malformed json: hyperliquid metaAndAssetCtxs") ||
+	_, badURL := listen(t, []pubreplay.Route{{Method: "POST", Path: "/info", Body: xyz[:len(xyz)/2]}})
+	hb := newPoller(t, clk, Config{Venue: VenueHyperliquid, URL: badURL, Dexes: []string{"xyz"}})
+	out, err = hb.Poll(context.Background())
+	if !errors.Is(err, ErrNothingRead) || len(out.DeadLetters) != 1 || !strings.HasPrefix(out.DeadLetters[0].Reason, "malformed json: hyperliquid metaAndAssetCtxs") ||
 		!bytes.Equal(out.DeadLetters[0].Raw, xyz[:len(xyz)/2]) {
-		t.Fatalf("%+v", out.DeadLetters)
-	}
-
-	// Down: every poll fails; the warning is logged once, recovery once.
-	s.srv.Close()
-	for i := 0; i < 3; i++ {
-		clk.add(5 * time.Minute)
-		if _, err := hl.Poll(context.Background()); !errors.Is(err, ErrNothingRead) {
-			t.Fatal(err)
-		}
-	}
-	if n := strings.Count(logs.String(), `positioning source unreachable; retrying" source=poll:hyperliquid`); n != 1 {
-		t.Fatalf("logged unreachable %d times:\n%s", n, logs.String())
-	}
-	if f := hl.Freshness(); f.State != StateUnreachable || f.ConsecutiveFailures != 3 || f.LastError == "" || !f.LastSuccess.Before(f.LastAttempt) {
-		t.Fatalf("%+v", f)
-	}
-	if !obs.saw(StateRateLimited) || !obs.saw(StateOK) && !obs.saw(StateDegraded) {
-		t.Fatalf("observer states %v", obs.states)
+		t.Fatalf("%v %+v", err, out.DeadLetters)
 	}
 }
 
-type stateLog struct {
-	mu     sync.Mutex
-	states []string
-}
-
-func (o *stateLog) SetState(name, state string, err error) {
-	o.mu.Lock()
-	o.states = append(o.states, state)
-	o.mu.Unlock()
-}
-func (o *stateLog) Reconnect(string)                 {}
-func (o *stateLog) Gap(string, int64, int64, string) {}
-func (o *stateLog) saw(s string) bool {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	for _, x := range o.states {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-var _ sources.Observer = (*stateLog)(nil)
-
-// Run waits for the aligned slots (k·5m + 30 s) and retries a failed poll
-// with backoff, never before Retry-After.
+// Run polls at start and then on the aligned slots (k·5m + 30 s); a failed
+// poll is retried, never before Retry-After; Health says once that the
+// venue is unreachable and once that it recovered; a venue that is down
+// leaves the poller retrying.
 func TestRunSchedule(t *testing.T) {
-	s := newReplayServer(t)
-	serveCaptures(t, s)
-	clk := &testClock{now: time.Date(2026, 11, 26, 10, 3, 10, 0, time.UTC)}
-	var slept []time.Duration
+	srv, url := listen(t, replayRoutes(t))
+	clk := clock.NewFake(time.Date(2026, 11, 26, 10, 3, 10, 0, time.UTC))
+	var logs bytes.Buffer
+	reg := sources.NewRegistry(slog.New(slog.NewTextHandler(&logs, nil)), clk)
+	hl := newPoller(t, clk, Config{Venue: VenueHyperliquid, URL: url, Health: reg.Register("poll:hyperliquid", "perps", url)})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	hl := newPoller(t, Config{Venue: VenueHyperliquid, URL: s.srv.URL, Now: clk.Now,
-		Sleep: func(ctx context.Context, d time.Duration) error {
-			slept = append(slept, d)
-			if len(slept) == 4 {
-				cancel()
-				return ctx.Err()
-			}
-			clk.add(d)
-			return nil
-		}})
-	var outs []Output
-	first := true
-	err := hl.Run(ctx, func(o Output) {
-		outs = append(outs, o)
-		if first {
-			// The next poll is rate-limited for 400 s.
-			s.set("POST metaAndAssetCtxs", route{status: 429, retryAfter: "400"})
-			first = false
+	outs := make(chan Output, 8)
+	done := make(chan error, 1)
+	go func() { done <- hl.Run(ctx, func(o Output) { outs <- o }) }()
+	next := func(want time.Time) {
+		t.Helper()
+		if err := clk.BlockUntil(ctx, 1); err != nil {
+			t.Fatal(err)
 		}
-	})
-	if !errors.Is(err, context.Canceled) {
+		if d, _ := clk.Next(); !d.Equal(want) {
+			t.Fatalf("next poll at %v, want %v", d, want)
+		}
+		clk.AdvanceTo(want)
+	}
+	if o := <-outs; len(o.Snapshots) != 225 { // at start
+		t.Fatalf("%d snapshots", len(o.Snapshots))
+	}
+	srv.Inject("/info", pubreplay.Fault{Status: 429, RetryAfter: "400"})
+	next(time.Date(2026, 11, 26, 10, 5, 30, 0, time.UTC)) // the first slot: 429
+	// The retry waits for Retry-After (10:12:10), past the 10:10:30 slot.
+	next(time.Date(2026, 11, 26, 10, 12, 10, 0, time.UTC))
+	if o := <-outs; len(o.Snapshots) != 225 {
+		t.Fatalf("%d snapshots after the wait", len(o.Snapshots))
+	}
+	f := hl.Freshness()
+	if f.State != "ok" || f.ConsecutiveFailures != 0 || !strings.Contains(f.LastError, "429") || !f.LastData.Equal(hlRecorded) {
+		t.Fatalf("%+v", f)
+	}
+	next(time.Date(2026, 11, 26, 10, 15, 30, 0, time.UTC))
+	<-outs
+	if n := strings.Count(logs.String(), "source unreachable"); n != 1 || !strings.Contains(logs.String(), "source recovered") {
+		t.Fatalf("logs:\n%s", logs.String())
+	}
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Fatal(err)
-	}
-	// 10:03:10 → 10:05:30 (2m20s); → 10:10:30 (5m): 429, Retry-After 400 s;
-	// the 10:15:30 slot is skipped, the poll waits for 10:17:10 (6m40s):
-	// 429 again, so 10:20:30 is skipped too, until 10:23:50 (6m40s).
-	if len(slept) != 4 || slept[0] != 2*time.Minute+20*time.Second || slept[1] != 5*time.Minute ||
-		slept[2] != 6*time.Minute+40*time.Second || slept[3] != 6*time.Minute+40*time.Second {
-		t.Fatalf("slept %v", slept)
-	}
-	if len(outs) != 1 || len(outs[0].Snapshots) != 225 {
-		t.Fatalf("%d outputs", len(outs))
-	}
-	if got := nextSlot(time.Date(2026, 11, 26, 10, 5, 30, 0, time.UTC), 5*time.Minute, 30*time.Second); !got.Equal(time.Date(2026, 11, 26, 10, 10, 30, 0, time.UTC)) {
-		t.Fatalf("nextSlot at a slot = %v", got)
 	}
 }
 
@@ -441,11 +317,12 @@ func TestConfigOf(t *testing.T) {
 		{"kind":"positioning","venue":"bybit","colour":"red"},
 		{"kind":"prediction-markets","venue":"bybit"},
 		{"kind":"positioning","venue":"hyperliquid","dexes":["XYZ"]},
-		{"kind":"positioning","venue":"hyperliquid","url":"ftp://x"}]}`))
+		{"kind":"positioning","venue":"hyperliquid","url":"ftp://x"},
+		{"kind":"positioning","venue":"bybit","interval":"5m","offset":"6m"}]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"", "", "venue \"kraken\"", "needs symbols", "not a positive duration", "unknown field", "lists no prediction markets", "lower-case", "not an http(s) URL"}
+	want := []string{"", "", "venue \"kraken\"", "needs symbols", "not a positive duration", "unknown field", "lists no prediction markets", "lower-case", "not an http(s) URL", "not within the interval"}
 	for i, sc := range c.Sources {
 		cfg, err := ConfigOf(sc, sources.Env{})
 		if want[i] == "" {
@@ -465,19 +342,31 @@ func TestConfigOf(t *testing.T) {
 }
 
 // The prediction-market poller reads outcomeMeta, allMids and the outcome
-// candles (hand-made answers: no capture exists); a move of 10 points
-// within the hour fires prediction_market_move.
+// candles (hand-made answers: no capture exists, see testdata/README.md); a
+// move of 10 points within the hour fires prediction_market_move.
 func TestOutcomePollerAndMove(t *testing.T) {
-	s := newReplayServer(t)
 	meta := handmade(t, "outcomeMeta_handmade.json")
 	mids := handmade(t, "allMids_outcomes_handmade.json")
 	candles := handmade(t, "candleSnapshot_outcome_handmade.json")
 	day := time.Date(2026, 3, 26, 9, 0, 0, 0, time.UTC)
-	s.set("POST outcomeMeta", route{body: meta})
-	s.set("POST allMids", route{body: mids, date: day})
-	s.set("POST candleSnapshot:#22430", route{body: candles})
-	clk := &testClock{now: day.Add(time.Minute)}
-	p := newPoller(t, Config{Venue: VenueHyperliquid, Prediction: true, URL: s.srv.URL, Now: clk.Now})
+	server := func(mids []byte, at time.Time) *pubreplay.Server {
+		s, err := pubreplay.New([]pubreplay.Route{
+			{Method: "POST", Path: "/info", BodyContains: `"outcomeMeta"`, Body: meta},
+			{Method: "POST", Path: "/info", BodyContains: `"allMids"`, Body: mids, Header: http.Header{"Date": {at.Format(http.TimeFormat)}}},
+			{Method: "POST", Path: "/info", BodyContains: `"coin":"#22430"`, Body: candles},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	// Two recorded states behind one address: before and after the move.
+	var cur atomic.Pointer[pubreplay.Server]
+	cur.Store(server(mids, day))
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { cur.Load().ServeHTTP(w, r) }))
+	defer hs.Close()
+	clk := clock.NewFake(day.Add(time.Minute))
+	p := newPoller(t, clk, Config{Venue: VenueHyperliquid, Prediction: true, URL: hs.URL})
 	if p.Interval() != 15*time.Minute || p.Name() != "poll:hyperliquid-outcomes" {
 		t.Fatalf("%s %s", p.Name(), p.Interval())
 	}
@@ -490,13 +379,13 @@ func TestOutcomePollerAndMove(t *testing.T) {
 	for _, q := range out.Quotes {
 		events = det.Push(q, events)
 	}
-	// Candles of 5 priced live outcomes × 2 sides were asked; one served.
+	// Candles of 5 priced live outcomes × 2 sides were asked; one is served.
 	if n := len(out.Failures); n != 9 {
 		t.Fatalf("%d failures: %v", n, out.Failures)
 	}
 	// 45 minutes later the BTC market moved from 0.455 to 0.62.
-	s.set("POST allMids", route{body: bytes.Replace(mids, []byte(`"#22430":"0.455"`), []byte(`"#22430":"0.62"`), 1), date: day.Add(45 * time.Minute)})
-	clk.add(45 * time.Minute)
+	cur.Store(server(bytes.Replace(mids, []byte(`"#22430":"0.455"`), []byte(`"#22430":"0.62"`), 1), day.Add(45*time.Minute)))
+	clk.Advance(45 * time.Minute)
 	out, err = p.Poll(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -514,8 +403,8 @@ func TestOutcomePollerAndMove(t *testing.T) {
 	// The hand-made candles hold 12,000 × 0.43 + 8,000 × 0.455 = $8,800 of
 	// volume within the 24 h: above $5,000.
 	if d.MarketID != "2243" || d.FromProbability != 0.455 || d.ToProbability != 0.62 || d.Direction != operators.MoveUp ||
-		d.Question != "Is BTC above 71169 at 2026-03-27 03:00 UTC?" || d.Category != CategoryCryptoPrice || events[0].Symbol != "BTCUSD" {
+		d.Question != "Is BTC above 71169 at 2026-03-27 03:00 UTC?" || d.Category != CategoryCryptoPrice || events[0].Symbol != "BTCUSD" ||
+		d.Volume24hUSD != 8800 {
 		t.Fatalf("%+v", d)
 	}
-	var _ = schemas.TopicPredictionMarkets
 }

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/marketintel/mi/pipeline/sources"
+	"github.com/marketintel/mi/pipeline/sources/clock"
+	"github.com/marketintel/mi/pipeline/sources/poll"
 	"github.com/marketintel/mi/schemas"
 )
 
@@ -32,11 +34,7 @@ const (
 	DefaultPredictionInterval = 15 * time.Minute
 	// DefaultOffset: polls run this long after each aligned boundary, so
 	// that the venues' 5-minute statistics of the bucket just closed are out.
-	DefaultOffset       = 30 * time.Second
-	DefaultTimeout      = 15 * time.Second
-	DefaultMaxBodyBytes = 16 << 20
-	DefaultSpacing      = 100 * time.Millisecond
-	DefaultUserAgent    = "mi-positioning/1 (Market Intelligence Service; +https://github.com/marketintel/mi)"
+	DefaultOffset = 30 * time.Second
 	// DefaultMaxMarkets bounds the outcome markets whose candles one
 	// prediction poll reads (two requests each).
 	DefaultMaxMarkets = 60
@@ -76,20 +74,18 @@ type Config struct {
 	NoBackfill bool
 	// MaxMarkets bounds the outcome markets of a prediction poll.
 	MaxMarkets int
-	// Timeout bounds one request; MaxBodyBytes one answer; Spacing is the
-	// least time between two requests to one host.
-	Timeout      time.Duration
+	// MaxBodyBytes, when not 0, overrides the client's answer size limit.
 	MaxBodyBytes int64
-	Spacing      time.Duration
-	UserAgent    string
-	// HTTPClient, Logger, Observer and Now default to a client with Timeout,
-	// a discarding logger, none, and time.Now.
-	HTTPClient *http.Client
-	Logger     *slog.Logger
-	Observer   sources.Observer
-	Now        func() time.Time
-	// Sleep waits between polls (tests replace it); default a timer.
-	Sleep func(ctx context.Context, d time.Duration) error
+	// Client makes the requests (rate limits per host, Retry-After, size
+	// limit, conditional GET: pipeline/sources/poll); nil: a client with the
+	// default HTTP configuration and the process's shared host limits.
+	Client *poll.Client
+	// Health records the attempts for /status (sources.Registry.Register);
+	// nil: a registry of the poller's own.
+	Health *sources.Health
+	// Clock tells read times and runs the schedule; nil: system.
+	Clock  clock.Clock
+	Logger *slog.Logger
 }
 
 // DeadLetter is input the poller could not use, with the reason (a stable
@@ -117,46 +113,28 @@ type Output struct {
 
 func (o *Output) records() int { return len(o.Snapshots) + len(o.Quotes) }
 
-// Poller states in Freshness.
-const (
-	StateStarting    = "starting"
-	StateOK          = "ok"
-	StateDegraded    = "degraded"     // the last poll had failed requests but produced records
-	StateRateLimited = "rate_limited" // the venue asked to wait (418/429 Retry-After)
-	StateUnreachable = "unreachable"  // the last poll produced nothing
-)
-
-// Freshness is the poller's state for /status.
-type Freshness struct {
-	Source, Venue string
-	State         string
-	LastAttempt   time.Time
-	LastSuccess   time.Time // end of the last poll that produced records
-	LastError     string
-	LastErrorAt   time.Time
-	// BlockedUntil is when a rate-limited venue may be asked again.
-	BlockedUntil        time.Time
-	Records             int // records of the last successful poll
-	ConsecutiveFailures int
-}
-
-// Poller polls one venue. Poll may be called directly (on-demand reads);
-// Run polls on the aligned schedule.
+// Poller polls one venue. Poll may be called directly (an on-demand
+// read); Run polls on the aligned schedule.
 type Poller struct {
-	cfg   Config
-	base  string
-	fetch *fetcher
-	log   *slog.Logger
+	cfg    Config
+	base   string
+	client *poll.Client
+	health *sources.Health
+	clk    clock.Clock
+	log    *slog.Logger
 
-	mu    sync.Mutex // guards fresh
-	fresh Freshness
-
-	pollMu     sync.Mutex // serializes polls; guards the fields below
+	mu         sync.Mutex // serializes polls; guards the fields below
 	backfilled map[string]bool
 	intervals  map[string]float64 // Binance fundingInfo
 	instr      map[string]BybitInstrument
-	refreshed  time.Time // when intervals/instr were last read
-	reported   bool      // an unreachable streak has been logged
+	refreshed  time.Time           // when intervals/instr were last read
+	bodies     map[string]lastBody // the last complete answer per URL, for 304s
+}
+
+// lastBody is the last complete answer of a URL: a 304 means it still holds.
+type lastBody struct {
+	body []byte
+	date time.Time
 }
 
 // New checks cfg and returns a poller.
@@ -186,31 +164,23 @@ func New(cfg Config) (*Poller, error) {
 			return nil, fmt.Errorf("cannot use perps source %q: dex %q is not a lower-case name", cfg.Name, d)
 		}
 	}
-	def := func(d *time.Duration, v time.Duration) {
-		if *d <= 0 {
-			*d = v
+	if cfg.Interval < 0 {
+		return nil, fmt.Errorf("cannot use perps source %q: negative interval", cfg.Name)
+	}
+	if cfg.Interval == 0 {
+		cfg.Interval = DefaultInterval
+		if cfg.Prediction {
+			cfg.Interval = DefaultPredictionInterval
 		}
 	}
-	if cfg.Prediction {
-		def(&cfg.Interval, DefaultPredictionInterval)
-	}
-	def(&cfg.Interval, DefaultInterval)
 	if cfg.Offset < 0 || cfg.Offset >= cfg.Interval {
 		return nil, fmt.Errorf("cannot use perps source %q: offset %s is not within the interval %s", cfg.Name, cfg.Offset, cfg.Interval)
 	}
 	if cfg.Offset == 0 {
 		cfg.Offset = min(DefaultOffset, cfg.Interval/4)
 	}
-	def(&cfg.Timeout, DefaultTimeout)
-	def(&cfg.Spacing, DefaultSpacing)
-	if cfg.MaxBodyBytes <= 0 {
-		cfg.MaxBodyBytes = DefaultMaxBodyBytes
-	}
 	if cfg.MaxMarkets <= 0 {
 		cfg.MaxMarkets = DefaultMaxMarkets
-	}
-	if cfg.UserAgent == "" {
-		cfg.UserAgent = DefaultUserAgent
 	}
 	if cfg.Name == "" {
 		cfg.Name = "poll:" + cfg.Venue
@@ -218,36 +188,20 @@ func New(cfg Config) (*Poller, error) {
 			cfg.Name += "-outcomes"
 		}
 	}
-	if cfg.HTTPClient == nil {
-		cfg.HTTPClient = &http.Client{Timeout: cfg.Timeout, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
+	clk := clock.Or(cfg.Clock)
+	client := cfg.Client
+	if client == nil {
+		client = poll.NewClient(sources.HTTPConfig{}, poll.Options{Clock: clk})
 	}
-	if cfg.Sleep == nil {
-		cfg.Sleep = sleep
+	health := cfg.Health
+	if health == nil {
+		health = sources.NewRegistry(cfg.Logger, clk).Register(cfg.Name, "perps", cfg.URL)
 	}
-	p := &Poller{cfg: cfg, base: cfg.URL, log: cfg.Logger, backfilled: map[string]bool{},
-		fetch: newFetcher(cfg.HTTPClient, cfg.UserAgent, cfg.MaxBodyBytes, cfg.Spacing, cfg.Now)}
-	p.fresh = Freshness{Source: cfg.Name, Venue: cfg.Venue, State: StateStarting}
-	return p, nil
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return &Poller{cfg: cfg, base: strings.TrimSuffix(cfg.URL, "/"), client: client, health: health, clk: clk, log: cfg.Logger,
+		backfilled: map[string]bool{}, bodies: map[string]lastBody{}}, nil
 }
 
 // Name returns the source name.
@@ -257,24 +211,20 @@ func (p *Poller) Name() string { return p.cfg.Name }
 func (p *Poller) Interval() time.Duration { return p.cfg.Interval }
 
 // Freshness returns the poller's state for /status.
-func (p *Poller) Freshness() Freshness {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	f := p.fresh
-	f.BlockedUntil = p.fetch.blockedUntil(p.base)
-	return f
-}
+func (p *Poller) Freshness() sources.Freshness { return p.health.Snapshot() }
 
 // ErrNothingRead is returned by Poll when a cycle produced no record.
 var ErrNothingRead = errors.New("the poll produced no record")
 
-// Poll runs one poll cycle. It returns ErrNothingRead (wrapping the first
-// failure) when no request produced a record; the Output then still carries
-// the failures and dead letters.
+// Poll runs one poll cycle. It returns ErrNothingRead (wrapping the failure
+// that tells most: a rate limit, else the first) when no request produced a
+// record; the Output then still carries the failures and dead letters.
+// Requests that failed while others produced records are in Output.Failures
+// and logged at debug level: the poll is a success (a partial answer).
 func (p *Poller) Poll(ctx context.Context) (Output, error) {
-	p.pollMu.Lock()
-	defer p.pollMu.Unlock()
-	start := p.cfg.Now()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	start := p.clk.Now()
 	out := Output{Source: p.cfg.Name}
 	switch {
 	case p.cfg.Prediction:
@@ -287,17 +237,16 @@ func (p *Poller) Poll(ctx context.Context) (Output, error) {
 		p.pollHyperliquid(ctx, &out, start)
 	}
 	p.validate(&out)
-	end := p.cfg.Now()
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	f := &p.fresh
-	f.LastAttempt = end
-	// The failure reported first: a rate limit (it sets when to retry),
-	// else the first.
+	if out.records() > 0 {
+		for _, e := range out.Failures {
+			p.log.Debug("positioning request failed", "source", p.cfg.Name, "err", sources.Redact(e.Error()))
+		}
+		return out, nil
+	}
 	var primary error
 	for _, e := range out.Failures {
-		var rl *RateLimitError
-		if errors.As(e, &rl) {
+		var te *poll.ThrottledError
+		if errors.As(e, &te) {
 			primary = e
 			break
 		}
@@ -305,102 +254,86 @@ func (p *Poller) Poll(ctx context.Context) (Output, error) {
 	if primary == nil && len(out.Failures) > 0 {
 		primary = out.Failures[0]
 	}
-	if primary != nil {
-		f.LastError, f.LastErrorAt = primary.Error(), end
+	if primary == nil {
+		return out, ErrNothingRead
 	}
-	if out.records() == 0 {
-		f.ConsecutiveFailures++
-		f.State = StateUnreachable
-		if errors.Is(primary, ErrRateLimited) {
-			f.State = StateRateLimited
-		}
-		p.observe(f.State, primary)
-		if !p.reported {
-			p.reported = true
-			p.log.Warn("positioning source unreachable; retrying", "source", p.cfg.Name, "url", p.base, "err", f.LastError)
-		} else {
-			p.log.Debug("positioning source still unreachable", "source", p.cfg.Name, "err", f.LastError)
-		}
-		if primary == nil {
-			return out, ErrNothingRead
-		}
-		return out, fmt.Errorf("%w: %w", ErrNothingRead, primary)
-	}
-	if p.reported {
-		p.log.Info("positioning source reachable again", "source", p.cfg.Name)
-		p.reported = false
-	}
-	f.ConsecutiveFailures, f.LastSuccess, f.Records = 0, end, out.records()
-	f.State = StateOK
-	if len(out.Failures) > 0 {
-		f.State = StateDegraded
-		for _, e := range out.Failures {
-			p.log.Debug("positioning request failed", "source", p.cfg.Name, "err", e)
-		}
-	}
-	p.observe(f.State, primary)
-	return out, nil
+	return out, fmt.Errorf("%w: %w", ErrNothingRead, primary)
 }
 
-func (p *Poller) observe(state string, err error) {
-	if p.cfg.Observer != nil {
-		p.cfg.Observer.SetState(p.cfg.Name, state, err)
+// dataTime is the venues' time of the newest record of an output.
+func (o *Output) dataTime() time.Time {
+	var ns int64
+	for _, s := range o.Snapshots {
+		ns = max(ns, s.ObservedNs)
 	}
+	for _, q := range o.Quotes {
+		ns = max(ns, q.ObservedNs)
+	}
+	if ns == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, ns).UTC()
 }
 
-// Run polls on the schedule until ctx ends: at every multiple of Interval
-// (UTC) plus Offset. A poll that produced nothing is retried with backoff
-// (from 15 s, doubling) until the next scheduled poll; no poll runs before a
-// rate-limited venue's Retry-After has passed. emit receives every Output that carries
-// records or dead letters; it is called from Run's goroutine.
+// Run polls on the schedule until ctx ends (pipeline/sources/poll.Poller):
+// once at start, then at every multiple of Interval (UTC) plus Offset. A
+// poll that produced nothing is retried with backoff until the next slot,
+// never before a rate-limited venue's Retry-After; Health records every
+// attempt and logs an outage once. emit receives every Output that carries
+// records or dead letters, from Run's goroutine.
 func (p *Poller) Run(ctx context.Context, emit func(Output)) error {
-	bo := sources.Backoff{Min: 15 * time.Second, Max: p.cfg.Interval / 2}
-	var retryAt time.Time
-	for {
-		now := p.cfg.Now()
-		next := nextSlot(now, p.cfg.Interval, p.cfg.Offset)
-		at := next
-		if !retryAt.IsZero() && retryAt.Before(next) {
-			at = retryAt
-		}
-		if b := p.fetch.blockedUntil(p.base); b.After(at) {
-			at = b // a poll before Retry-After would send nothing
-		}
-		if err := p.cfg.Sleep(ctx, at.Sub(now)); err != nil {
-			return err
-		}
-		out, err := p.Poll(ctx)
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		if out.records() > 0 || len(out.DeadLetters) > 0 {
-			emit(out)
-		}
-		if err == nil {
-			bo.Reset()
-			retryAt = time.Time{}
-			continue
-		}
-		retryAt = p.cfg.Now().Add(bo.Next())
+	pl := &poll.Poller{
+		Schedule: poll.Schedule{Every: p.cfg.Interval, Offset: p.cfg.Offset},
+		Health:   p.health,
+		Clock:    p.clk,
+		Timeout:  min(p.cfg.Interval/2, 10*time.Minute),
+		Poll: func(ctx context.Context) (time.Time, error) {
+			out, err := p.Poll(ctx)
+			if out.records() > 0 || len(out.DeadLetters) > 0 {
+				emit(out)
+			}
+			return out.dataTime(), err
+		},
 	}
+	return pl.Run(ctx)
 }
 
-// nextSlot is the first time after now of the form k·interval + offset
-// (UTC, from the Unix epoch).
-func nextSlot(now time.Time, interval, offset time.Duration) time.Time {
-	t := now.Truncate(interval).Add(offset)
-	for !t.After(now) {
-		t = t.Add(interval)
-	}
-	return t
+// answer is one usable answer: its body (the last one again after a 304)
+// and its Date header.
+type answer struct {
+	body []byte
+	date time.Time
 }
 
-// request fetches base+path (POST body when not nil) with the request
-// timeout.
+// request fetches base+path (a POST of body when not nil). A 304 answers
+// the last body of the URL.
 func (p *Poller) request(ctx context.Context, path string, body []byte) (answer, error) {
-	ctx, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
-	defer cancel()
-	return p.fetch.do(ctx, p.base+path, body)
+	r := poll.Request{URL: p.base + path, MaxBodyBytes: p.cfg.MaxBodyBytes, Header: http.Header{"Accept": {"application/json"}}}
+	if body != nil {
+		r.Method, r.Body = http.MethodPost, body
+		r.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := p.client.Do(ctx, r)
+	if err != nil {
+		return answer{}, err
+	}
+	date, _ := http.ParseTime(resp.Header.Get("Date"))
+	if resp.NotModified {
+		last, ok := p.bodies[r.URL]
+		if !ok {
+			// A 304 to a request we did not make conditional: read it whole.
+			p.client.Forget(r.URL)
+			return answer{}, fmt.Errorf("cannot use %s: not modified, but no earlier answer is kept", sources.Redact(r.URL))
+		}
+		if date.IsZero() {
+			date = last.date
+		}
+		return answer{body: last.body, date: date}, nil
+	}
+	if body == nil && (resp.Validators != poll.Validators{}) {
+		p.bodies[r.URL] = lastBody{body: resp.Body, date: date}
+	}
+	return answer{body: resp.Body, date: date}, nil
 }
 
 // parsed records a parse outcome: a malformed answer becomes a dead letter
