@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"log/slog"
 	"math"
 	"net/http"
@@ -14,9 +15,12 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/protobuf/proto"
+
 	"github.com/marketintel/mi/internal/fixtures"
 	"github.com/marketintel/mi/internal/pubreplay"
 	"github.com/marketintel/mi/operators"
+	"github.com/marketintel/mi/pipeline/sidetopic"
 	"github.com/marketintel/mi/pipeline/sources"
 	"github.com/marketintel/mi/pipeline/sources/clock"
 	"github.com/marketintel/mi/pipeline/sources/poll"
@@ -406,5 +410,55 @@ func TestOutcomePollerAndMove(t *testing.T) {
 		d.Question != "Is BTC above 71169 at 2026-03-27 03:00 UTC?" || d.Category != CategoryCryptoPrice || events[0].Symbol != "BTCUSD" ||
 		d.Volume24hUSD != 8800 {
 		t.Fatalf("%+v", d)
+	}
+}
+
+// The poller as a live source of side records: the ingest loop reads each
+// snapshot as a record of mi.positioning.v1 keyed venue|venue_symbol, whose
+// value decodes to the snapshot; Close stops the poller.
+func TestSourceYieldsSideRecords(t *testing.T) {
+	_, url := listen(t, replayRoutes(t))
+	clk := clock.NewFake(time.Date(2026, 11, 26, 10, 0, 30, 0, time.UTC))
+	p := newPoller(t, clk, Config{Venue: VenueHyperliquid, URL: url, Dexes: []string{"xyz"}})
+	want, err := p.Poll(context.Background()) // what one poll gives, for comparison
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := NewSource(p)
+	var _ sources.Source = src
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for i, s := range want.Snapshots {
+		r, err := src.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Side == nil || r.Side.Topic != "mi.positioning.v1" || string(r.Side.Key) != "hyperliquid|"+s.VenueSymbol {
+			t.Fatalf("record %d: %+v", i, r)
+		}
+		got, err := sidetopic.Positioning.Decode(r.Side.Value)
+		if err != nil || !proto.Equal(got, s) {
+			t.Fatalf("record %d decodes to %v, %v; want %v", i, got, err, s)
+		}
+	}
+	if err := src.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := src.Next(ctx); !errors.Is(err, io.EOF) {
+		// The emitter ended: what is queued drains, then EOF.
+		for err == nil {
+			_, err = src.Next(ctx)
+		}
+		if !errors.Is(err, io.EOF) {
+			t.Fatal(err)
+		}
+	}
+	if NewSource(p).Close() != nil {
+		t.Fatal("closing a source never read")
+	}
+	// Dead letters go to the DLQ of the poller's topic.
+	rs := records(Output{DeadLetters: []DeadLetter{{Reason: "malformed json: x", Raw: []byte("{")}}}, true)
+	if len(rs) != 1 || rs[0].DLQ != "mi.prediction-markets.dlq.v1" || rs[0].Reason != "malformed json: x" {
+		t.Fatalf("%+v", rs)
 	}
 }
