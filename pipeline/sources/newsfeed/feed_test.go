@@ -319,3 +319,15 @@ func TestPlainTextAndTruncate(t *testing.T) {
 	g("one two three four five", 12, "one two…")
 	g("aaaaaaaaaaaaaaaaaaaa", 5, "aaaa…")
 }
+
+// BenchmarkParse parses the Decrypt capture (73 KB, 58 items).
+func BenchmarkParse(b *testing.B) {
+	ff := fixtureFeeds[2]
+	body := readFixture(b, ff.file)
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		if _, err := Parse(body, ff.feed, fetchedAt); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
