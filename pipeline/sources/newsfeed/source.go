@@ -394,8 +394,16 @@ func (s *Source) pollFilings(ctx context.Context) (time.Time, error) {
 	for page := 0; page < s.cfg.Filings.Pages; page++ {
 		feed, _, err := s.edgar.CurrentFilings(ctx, edgar.CurrentQuery{Start: page * 100})
 		if err != nil {
-			if errors.Is(err, edgar.ErrMalformed) {
+			switch {
+			case errors.Is(err, edgar.ErrMalformed):
+				// A page that is not the feed (an HTML throttling notice
+				// served with 200, a cut document).
 				if e := s.emitReject(ctx, "edgar", []byte(err.Error()), "malformed feed: "+err.Error()); e != nil {
+					return time.Time{}, e
+				}
+			case errors.Is(err, edgar.ErrRateLimited):
+				// EDGAR's 403/429 throttling page: once per streak.
+				if e := s.emitReject(ctx, "edgar", []byte("EDGAR current filings"), "throttled: EDGAR answered 403 or 429 (fair-access limit)"); e != nil {
 					return time.Time{}, e
 				}
 			}

@@ -157,11 +157,22 @@ func TestSourceEndToEnd(t *testing.T) {
 	// after the backoff (10 s ± 25 %).
 	srv.Inject("/feeds/press_all.xml", pubreplay.Fault{Truncate: 100})
 	c := collect(t, src)
+	// advance moves the clock once every poller (4 feeds and EDGAR) waits
+	// for its next slot, so no cycle is still computing its schedule.
+	advance := func(d time.Duration) {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := clk.BlockUntil(ctx, 5); err != nil {
+			t.Fatalf("pollers not waiting: %v", err)
+		}
+		clk.Advance(d)
+	}
 	first := c.take(3 * time.Second)
 	if h := health("rss:federalreserve"); h.ConsecutiveFailures != 1 || !strings.Contains(h.LastError, "truncated") {
 		t.Errorf("fed health %+v", h)
 	}
-	clk.Advance(15 * time.Second)
+	advance(15 * time.Second)
 	waitFor(t, "the fed's retry", func() bool { return health("rss:federalreserve").State == "ok" })
 	items, rejects := decode(t, append(first, c.take(time.Second)...))
 
@@ -195,7 +206,7 @@ func TestSourceEndToEnd(t *testing.T) {
 	// Next slot: every feed answers 304; nothing is sent again, and the
 	// unchanged EDGAR feed sends nothing new either.
 	reqs := srv.Requests("/rss")
-	clk.Advance(2 * time.Minute)
+	advance(2 * time.Minute)
 	waitFor(t, "the second poll", func() bool { return srv.Requests("/rss") > reqs })
 	if again := c.take(time.Second); len(again) != 0 {
 		t.Errorf("%d records after unchanged polls", len(again))
@@ -204,19 +215,29 @@ func TestSourceEndToEnd(t *testing.T) {
 	// A 429 with Retry-After: the feed fails, is retried no earlier than
 	// Retry-After, then recovers.
 	srv.Inject("/arc/outboundfeeds/rss/", pubreplay.Fault{Status: 429, RetryAfter: "300"})
-	clk.Advance(2 * time.Minute)
+	advance(2 * time.Minute)
 	waitFor(t, "the throttled poll", func() bool { return health("rss:coindesk").ConsecutiveFailures == 1 })
 	if h := health("rss:coindesk"); h.State != "failing" || !strings.Contains(h.LastError, "429") {
 		t.Errorf("health %+v", h)
 	}
 	n429 := srv.Requests("/arc/outboundfeeds/rss/")
-	clk.Advance(2 * time.Minute) // before Retry-After: not asked
+	advance(2 * time.Minute) // before Retry-After: not asked
 	time.Sleep(200 * time.Millisecond)
 	if srv.Requests("/arc/outboundfeeds/rss/") != n429 {
 		t.Error("asked again before Retry-After")
 	}
-	clk.Advance(4 * time.Minute) // past Retry-After
+	advance(4 * time.Minute) // past Retry-After
 	waitFor(t, "the recovery", func() bool { return health("rss:coindesk").State == "ok" })
+	// EDGAR answers its throttling page with a 200: the filings poll fails
+	// and the page is a dead letter, once.
+	page := []byte("<html><head><title>SEC.gov | Request Rate Threshold Exceeded</title></head><body>Your request rate exceeds...</body></html>")
+	srv.Inject("/cgi-bin/browse-edgar", pubreplay.Fault{Status: 200, Body: page, Times: 2})
+	advance(2 * time.Minute)
+	waitFor(t, "the throttled filings poll", func() bool { return health("news:edgar").ConsecutiveFailures == 1 })
+	_, rejects = decode(t, c.take(time.Second))
+	if len(rejects) != 1 || !strings.HasPrefix(rejects[0].Reason, "malformed feed: ") {
+		t.Errorf("edgar rejects %+v", rejects)
+	}
 	if h := health("rss:cointelegraph"); h.State != "ok" || h.LastData.IsZero() {
 		t.Errorf("health %+v", h)
 	}
