@@ -130,4 +130,20 @@ func TestNewsWriter(t *testing.T) {
 	if all[2].id != b.Id || all[2].date != "2025-12-13" {
 		t.Errorf("row 2 %+v", all[2])
 	}
+	// The `news` view of mi sql, over the files and over an empty data
+	// directory.
+	for dir, want := range map[string]int{x: 3, t.TempDir(): 0} {
+		for _, v := range datasets.Views(dir) {
+			if v.Name != datasets.KindNews {
+				continue
+			}
+			if _, err := db.Exec(v.CreateSQL()); err != nil {
+				t.Fatalf("%s: %v", v.CreateSQL(), err)
+			}
+			var n int
+			if err := db.QueryRow(`SELECT count(*) FROM news WHERE len(symbols) >= 0`).Scan(&n); err != nil || n != want {
+				t.Errorf("news view over %s: %d rows, %v; want %d", dir, n, err, want)
+			}
+		}
+	}
 }
