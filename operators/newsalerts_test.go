@@ -137,3 +137,14 @@ func TestNewsAlertDetectorRestart(t *testing.T) {
 		t.Error("bad state accepted")
 	}
 }
+
+func TestSetLive(t *testing.T) {
+	if slices.Contains(LiveAlertEvents(), AlertNews) {
+		t.Fatal("news live before SetLive")
+	}
+	SetLive(AlertSECFiling, AlertNews, "bogus", AlertNews)
+	got := LiveAlertEvents()
+	if !slices.Equal(got, []string{AlertDecisionChange, AlertUnusualFlow, AlertNews, AlertSECFiling}) {
+		t.Fatalf("%v", got)
+	}
+}

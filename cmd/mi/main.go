@@ -202,6 +202,9 @@ func cmdRun(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	if newsStage != nil {
+		operators.SetLive(operators.AlertNews, operators.AlertSECFiling)
+	}
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
