@@ -143,6 +143,9 @@ type Analysis struct {
 	Source           string         `json:"source"`
 	SourceURL        string         `json:"sourceUrl"`
 	AlgorithmVersion string         `json:"algorithmVersion"`
+	// AllRows are every row of the analyzed filings, in the order of
+	// Transactions (for the Parquet snapshot; not in the JSON answer).
+	AllRows []Row `json:"-"`
 }
 
 // Flow totals a kind of transaction.
@@ -541,10 +544,8 @@ func Analyze(p Params, filings []Filing, notices []NoticeFiling) *Analysis {
 		}
 		return rows[i].FilingDate > rows[j].FilingDate
 	})
-	if len(rows) > MaxTransactions {
-		rows = rows[:MaxTransactions]
-	}
-	a.Transactions = append(a.Transactions, rows...)
+	a.AllRows = rows
+	a.Transactions = append(a.Transactions, rows[:min(len(rows), MaxTransactions)]...)
 
 	for _, nf := range notices {
 		if nf.Notice == nil {
