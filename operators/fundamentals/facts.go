@@ -154,11 +154,69 @@ func decodeReference(b []byte) (*Facts, error) {
 	if err := json.Unmarshal(b, &raw); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
 	}
-	return build(raw.CIK, raw.EntityName, raw.Facts)
+	var decoded map[string]map[string]*conceptAcc
+	if raw.Facts != nil {
+		decoded = make(map[string]map[string]*conceptAcc, len(raw.Facts))
+		for tax, concepts := range raw.Facts {
+			if concepts == nil {
+				decoded[tax] = nil
+				continue
+			}
+			m := make(map[string]*conceptAcc, len(concepts))
+			for name, rc := range concepts {
+				if rc == nil {
+					m[name] = nil
+					continue
+				}
+				ca := &conceptAcc{label: rc.Label}
+				if rc.Units != nil {
+					ca.units = make(map[string]*unitAcc, len(rc.Units))
+				}
+				for unit, rfs := range rc.Units {
+					ua := &unitAcc{}
+					for i := range rfs {
+						ua.add(i, &rfs[i])
+					}
+					ca.units[unit] = ua
+				}
+				m[name] = ca
+			}
+			decoded[tax] = m
+		}
+	}
+	return build(raw.CIK, raw.EntityName, decoded)
 }
 
-// build checks and converts the decoded document.
-func build(cikRaw []byte, entityName string, facts map[string]map[string]*rawConcept) (*Facts, error) {
+// conceptAcc and unitAcc are a decoded concept before build: its facts and
+// the facts it skipped (with their index in the unit's array).
+type conceptAcc struct {
+	label string
+	units map[string]*unitAcc
+}
+
+type unitAcc struct {
+	facts []Fact
+	skips []skipAt
+}
+
+type skipAt struct {
+	i      int
+	reason string
+}
+
+func (u *unitAcc) add(i int, rf *rawFact) {
+	f, reason := rf.fact()
+	if reason != "" {
+		u.skips = append(u.skips, skipAt{i, reason})
+		return
+	}
+	u.facts = append(u.facts, f)
+}
+
+// build checks and assembles the decoded document. Skips are counted and
+// the first reason taken in sorted (taxonomy, concept, unit, index) order,
+// so the answer does not depend on map order.
+func build(cikRaw []byte, entityName string, facts map[string]map[string]*conceptAcc) (*Facts, error) {
 	cikText := strings.Trim(string(cikRaw), `"`)
 	cik, err := strconv.ParseUint(cikText, 10, 64)
 	if err != nil || cik == 0 {
@@ -168,33 +226,26 @@ func build(cikRaw []byte, entityName string, facts map[string]map[string]*rawCon
 		return nil, fmt.Errorf("%w: no facts object", ErrMalformed)
 	}
 	f := &Facts{CIK: cik, EntityName: strings.TrimSpace(entityName), Concepts: map[string]*Concept{}}
-	skip := func(reason string) {
-		if f.Skipped == 0 {
-			f.SkipReason = reason
-		}
-		f.Skipped++
-	}
-	// Sorted, so the first skip reason does not depend on map order.
 	for _, tax := range sortedKeys(facts) {
 		concepts := facts[tax]
 		for _, name := range sortedKeys(concepts) {
-			rc := concepts[name]
-			if rc == nil {
+			ca := concepts[name]
+			if ca == nil {
 				continue
 			}
-			c := &Concept{Taxonomy: tax, Name: name, Label: rc.Label, Units: make(map[string][]Fact, len(rc.Units))}
-			for _, unit := range sortedKeys(rc.Units) {
-				rfs := rc.Units[unit]
-				facts := make([]Fact, 0, len(rfs))
-				for i := range rfs {
-					fact, reason := rfs[i].fact()
-					if reason != "" {
-						skip(fmt.Sprintf("%s:%s %s fact %d: %s", tax, name, unit, i, reason))
-						continue
+			c := &Concept{Taxonomy: tax, Name: name, Label: ca.label, Units: make(map[string][]Fact, len(ca.units))}
+			for _, unit := range sortedKeys(ca.units) {
+				ua := ca.units[unit]
+				for _, sk := range ua.skips {
+					if f.Skipped == 0 {
+						f.SkipReason = fmt.Sprintf("%s:%s %s fact %d: %s", tax, name, unit, sk.i, sk.reason)
 					}
-					facts = append(facts, fact)
+					f.Skipped++
 				}
-				c.Units[unit] = facts
+				if ua.facts == nil {
+					ua.facts = []Fact{}
+				}
+				c.Units[unit] = ua.facts
 			}
 			f.Concepts[tax+":"+name] = c
 		}
@@ -212,8 +263,8 @@ type rawFact struct {
 	End   string     `json:"end"`
 	Val   jsonNumber `json:"val"`
 	Accn  string     `json:"accn"`
-	FY    *int32     `json:"fy"`
-	FP    *string    `json:"fp"`
+	FY    int32      `json:"fy"`
+	FP    string     `json:"fp"`
 	Form  string     `json:"form"`
 	Filed string     `json:"filed"`
 	Frame string     `json:"frame"`
@@ -245,12 +296,7 @@ func (r *rawFact) fact() (Fact, string) {
 	if f.Filed, ok = ParseDate(r.Filed); !ok {
 		return f, fmt.Sprintf("filed %q", r.Filed)
 	}
-	if r.FY != nil {
-		f.FY = *r.FY
-	}
-	if r.FP != nil {
-		f.FP = *r.FP
-	}
+	f.FY, f.FP = r.FY, r.FP
 	f.Form, f.Frame = r.Form, r.Frame
 	return f, ""
 }

@@ -463,12 +463,12 @@ func keyString(key []byte, escaped bool) string {
 }
 
 // decodeFast is Decode's scanner: the companyfacts structure read in one
-// pass, everything else skipped.
+// pass, each fact converted as it is read, everything else skipped.
 func decodeFast(b []byte) (*Facts, error) {
 	s := &scanner{b: b}
 	var cikRaw []byte
 	var name string
-	var facts map[string]map[string]*rawConcept
+	var facts map[string]map[string]*conceptAcc
 	if s.peek() == 0 {
 		s.fail("empty document")
 	}
@@ -483,7 +483,7 @@ func decodeFast(b []byte) (*Facts, error) {
 			s.str(&name)
 		case keyIs(k, esc, "facts"):
 			if facts == nil {
-				facts = map[string]map[string]*rawConcept{}
+				facts = map[string]map[string]*conceptAcc{}
 			}
 			if !s.object(func(tk []byte, tesc bool) { s.taxonomy(facts, keyString(tk, tesc)) }) && s.err == nil {
 				facts = nil
@@ -501,8 +501,8 @@ func decodeFast(b []byte) (*Facts, error) {
 	return build(cikRaw, name, facts)
 }
 
-func (s *scanner) taxonomy(facts map[string]map[string]*rawConcept, tax string) {
-	concepts := map[string]*rawConcept{}
+func (s *scanner) taxonomy(facts map[string]map[string]*conceptAcc, tax string) {
+	concepts := map[string]*conceptAcc{}
 	if !s.object(func(ck []byte, cesc bool) {
 		name := keyString(ck, cesc)
 		if s.peek() == 'n' {
@@ -510,39 +510,41 @@ func (s *scanner) taxonomy(facts map[string]map[string]*rawConcept, tax string) 
 			concepts[name] = nil
 			return
 		}
-		rc := &rawConcept{}
+		ca := &conceptAcc{}
 		s.object(func(fk []byte, fesc bool) {
 			switch {
 			case keyIs(fk, fesc, "label"):
-				s.str(&rc.Label)
+				s.str(&ca.label)
 			case keyIs(fk, fesc, "units"):
-				if rc.Units == nil {
-					rc.Units = map[string][]rawFact{}
+				if ca.units == nil {
+					ca.units = map[string]*unitAcc{}
 				}
-				if !s.object(func(uk []byte, uesc bool) { s.unit(rc.Units, keyString(uk, uesc)) }) && s.err == nil {
-					rc.Units = nil
+				if !s.object(func(uk []byte, uesc bool) { s.unit(ca.units, keyString(uk, uesc)) }) && s.err == nil {
+					ca.units = nil
 				}
 			default:
 				s.skip()
 			}
 		})
-		concepts[name] = rc
+		concepts[name] = ca
 	}) {
 		concepts = nil
 	}
 	facts[tax] = concepts
 }
 
-func (s *scanner) unit(units map[string][]rawFact, unit string) {
-	var facts []rawFact
-	if s.array(func() {
+func (s *scanner) unit(units map[string]*unitAcc, unit string) {
+	ua := &unitAcc{}
+	i := 0
+	s.array(func() {
 		var rf rawFact
 		s.object(func(k []byte, esc bool) { s.factField(&rf, k, esc) })
-		facts = append(facts, rf)
-	}) && facts == nil {
-		facts = []rawFact{}
-	}
-	units[unit] = facts
+		if s.err == nil {
+			ua.add(i, &rf)
+		}
+		i++
+	})
+	units[unit] = ua
 }
 
 func (s *scanner) factField(rf *rawFact, k []byte, esc bool) {
@@ -576,8 +578,7 @@ func (s *scanner) factField(rf *rawFact, k []byte, esc bool) {
 	case keyIs(k, esc, "fy"):
 		switch c := s.peek(); {
 		case c == 'n':
-			s.literal("null")
-			rf.FY = nil
+			s.literal("null") // leaves the field as it is, like encoding/json
 		case c == '-' || (c >= '0' && c <= '9'):
 			num := s.number()
 			n, err := strconv.ParseInt(string(num), 10, 32)
@@ -585,20 +586,12 @@ func (s *scanner) factField(rf *rawFact, k []byte, esc bool) {
 				s.fail("fy %q is not an int32", num)
 				return
 			}
-			v := int32(n)
-			rf.FY = &v
+			rf.FY = int32(n)
 		default:
 			s.fail("fy is not a number")
 		}
 	case keyIs(k, esc, "fp"):
-		if s.peek() == 'n' {
-			s.literal("null")
-			rf.FP = nil
-			return
-		}
-		var v string
-		s.str(&v)
-		rf.FP = &v // a new pointer per fact, as encoding/json makes
+		s.str(&rf.FP)
 	case keyIs(k, esc, "form"):
 		s.str(&rf.Form)
 	case keyIs(k, esc, "filed"):

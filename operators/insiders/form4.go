@@ -2,6 +2,7 @@ package insiders
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -258,11 +259,9 @@ func allText(n *node) string {
 // document order.
 func footnoteIDs(n *node) []string {
 	var out []string
-	seen := map[string]bool{}
 	n.walk(func(m *node) {
 		if m.name == "footnoteId" {
-			if id := m.attr("id"); id != "" && !seen[id] {
-				seen[id] = true
+			if id := m.attr("id"); id != "" && !slices.Contains(out, id) {
 				out = append(out, id)
 			}
 		}

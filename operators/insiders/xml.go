@@ -198,6 +198,8 @@ func scan(b []byte) (*node, error) {
 	}
 	var stack []*node
 	var root *node
+	var nodes slab
+	var names interner
 	i := 0
 	for i < len(b) {
 		if b[i] != '<' {
@@ -214,6 +216,10 @@ func scan(b []byte) (*node, error) {
 				continue
 			}
 			p := stack[len(stack)-1]
+			if len(p.text) == 0 && bytes.IndexByte(txt, '&') < 0 && bytes.IndexByte(txt, '\r') < 0 && !bytes.Contains(txt, []byte("]]>")) {
+				p.text = txt[:len(txt):len(txt)] // no copy; a later append copies
+				continue
+			}
 			var ok bool
 			if p.text, ok = appendUnescaped(p.text, txt); !ok {
 				return nil, errScan
@@ -260,7 +266,7 @@ func scan(b []byte) (*node, error) {
 				return nil, errScan
 			}
 			top := stack[len(stack)-1]
-			if top.name != localName(name) || top.rawName != string(name) {
+			if top.rawName != string(name) {
 				return nil, errScan
 			}
 			stack = stack[:len(stack)-1]
@@ -270,7 +276,12 @@ func scan(b []byte) (*node, error) {
 			if !ok {
 				return nil, errScan
 			}
-			n := &node{name: localName(name), rawName: string(name)}
+			n := nodes.new()
+			n.rawName = names.of(name)
+			n.name = n.rawName
+			if c := bytes.IndexByte(name, ':'); c >= 0 {
+				n.name = names.of(name[c+1:])
+			}
 			for {
 				k2 := skipSpace(b, k)
 				if k2 >= len(b) {
@@ -520,4 +531,31 @@ func appendNewlines(dst, s []byte) []byte {
 			s = s[1:]
 		}
 	}
+}
+
+// slab hands out nodes from chunks, one allocation per 64 nodes; a chunk
+// is never grown, so the pointers stay valid.
+type slab struct{ chunk []node }
+
+func (s *slab) new() *node {
+	if len(s.chunk) == cap(s.chunk) {
+		s.chunk = make([]node, 0, 64)
+	}
+	s.chunk = s.chunk[:len(s.chunk)+1]
+	return &s.chunk[len(s.chunk)-1]
+}
+
+// interner shares the strings of repeated element names.
+type interner map[string]string
+
+func (m *interner) of(b []byte) string {
+	if v, ok := (*m)[string(b)]; ok {
+		return v
+	}
+	if *m == nil {
+		*m = interner{}
+	}
+	v := string(b)
+	(*m)[v] = v
+	return v
 }
