@@ -3,6 +3,8 @@ package insiders
 import (
 	"testing"
 	"time"
+
+	"github.com/marketintel/mi/internal/cputime"
 )
 
 // BenchmarkDecodeOwnership measures Form 4 parsing, in documents per
@@ -18,6 +20,7 @@ func BenchmarkDecodeOwnership(b *testing.B) {
 			b.Run(name+"/"+c.how, func(b *testing.B) {
 				b.SetBytes(int64(len(doc)))
 				b.ReportAllocs()
+				c0 := cputime.Seconds()
 				for i := 0; i < b.N; i++ {
 					root, err := c.parse(doc)
 					if err != nil {
@@ -28,6 +31,7 @@ func BenchmarkDecodeOwnership(b *testing.B) {
 					}
 				}
 				b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "docs/s")
+				b.ReportMetric(float64(b.N)/(cputime.Seconds()-c0), "docs/cpu-s")
 			})
 		}
 	}
