@@ -184,7 +184,7 @@ func (c *Client) FilingsSince(ctx context.Context, cik CIK, since string) (*Subm
 }
 
 // CompanyFacts returns a registrant's XBRL companyfacts JSON, undecoded
-// (see pipeline/sources/edgar/xbrl).
+// (operators/fundamentals.Decode reads it).
 func (c *Client) CompanyFacts(ctx context.Context, cik CIK) ([]byte, Source, error) {
 	r, err := c.f.get(ctx, c.cfg.CompanyFactsURL(cik), time.Duration(c.cfg.TTL.CompanyFacts))
 	if err != nil {
