@@ -184,7 +184,13 @@ func New(c Config, o Options) (*Source, error) {
 	if !fc.Disabled {
 		s.edgar = o.EDGAR
 		if s.edgar == nil {
-			ec, err := edgar.New(edgar.Config{Endpoints: fc.EDGAR, UserAgent: o.HTTP.UserAgentHeader(), Logger: o.Logger})
+			var ec *edgar.Client
+			err := fmt.Errorf("SEC EDGAR requires a declared contact: set http.contact to an e-mail address (User-Agent %q)", s.client.UserAgent())
+			if strings.Contains(s.client.UserAgent(), "@") {
+				// EDGAR's requests go through the process's polite client:
+				// its User-Agent and its sec.gov bucket (10 requests/s).
+				ec, err = edgar.New(edgar.Config{Endpoints: fc.EDGAR, HTTP: s.client, Logger: o.Logger, Clock: o.Clock})
+			}
 			if err != nil {
 				// EDGAR refuses clients without a contact address: the
 				// headlines still flow, and /status says why filings don't.
