@@ -25,6 +25,7 @@ import (
 	"github.com/marketintel/mi/pipeline/sources"
 	"github.com/marketintel/mi/query"
 	"github.com/marketintel/mi/query/history"
+	"github.com/marketintel/mi/sinks/newsview"
 	"github.com/marketintel/mi/sinks/views"
 )
 
@@ -132,6 +133,7 @@ func cmdRun(ctx context.Context, args []string) error {
 	latDEX := fs.Duration("lateness-onchain-dex", operators.DefaultConfig().LatenessOnchainDEX, "allowed lateness of EVM DEX trades")
 	latSol := fs.Duration("lateness-solana-dex", operators.DefaultConfig().LatenessSolanaDEX, "allowed lateness of Solana DEX trades")
 	roles := fs.String("roles", "", "comma-separated roles to run: ingest, process, views, parquet, news (default all); the API always runs")
+	newsRetention := fs.Duration("news-retention", newsview.DefaultRetention, "how far back from the newest item the news view keeps items (the day files keep everything); the offline demo, whose captures span years, sets it longer")
 	newsMaxAge := fs.Duration("news-alert-max-age", 24*time.Hour, "news and sec_filing alerts only for items read at most this long after publication (docs/news.md); negative: no limit (replays of old captures)")
 	logFormat := fs.String("log-format", "text", "log format: text or json")
 	if err := fs.Parse(args); err != nil {
@@ -198,7 +200,7 @@ func cmdRun(ctx context.Context, args []string) error {
 		}
 	}
 
-	nv, newsStage, err := newsWiring(ctx, srcs, *sourcesConfig, *dataDir, *newsMaxAge, log) // news.go
+	nv, newsStage, err := newsWiring(ctx, srcs, *sourcesConfig, *dataDir, *newsRetention, *newsMaxAge, log) // news.go
 	if err != nil {
 		return err
 	}

@@ -24,7 +24,7 @@ const tickersTimeout = 20 * time.Second
 // "news" entry; nil, nil otherwise. The classifier's dictionary is the
 // symbol registry's coins and SEC's ticker file, read through the edgar
 // client (cached under <data>/edgar-cache).
-func newsWiring(ctx context.Context, specs []string, path, dataDir string, alertMaxAge time.Duration, log *slog.Logger) (*newsview.View, *pipeline.NewsConfig, error) {
+func newsWiring(ctx context.Context, specs []string, path, dataDir string, retention, alertMaxAge time.Duration, log *slog.Logger) (*newsview.View, *pipeline.NewsConfig, error) {
 	if len(specs) > 0 && path == "" {
 		return nil, nil, nil // the live sources are off (see liveSources)
 	}
@@ -65,7 +65,7 @@ func newsWiring(ctx context.Context, specs []string, path, dataDir string, alert
 		log.Warn("news: SEC's ticker file is not available; US issuers are recognized by filings only until a restart", "err", err)
 	}
 	dict := newsclass.NewDictionary(newsfeed.Coins(), issuers)
-	return newsview.New(dict, 0), &pipeline.NewsConfig{Dictionary: dict, AlertMaxAge: alertMaxAge, Logger: log}, nil
+	return newsview.New(dict, retention), &pipeline.NewsConfig{Dictionary: dict, AlertMaxAge: alertMaxAge, Logger: log}, nil
 }
 
 // newsSideViews returns the side view of the news view, none without one.

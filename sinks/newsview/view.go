@@ -149,7 +149,6 @@ type View struct {
 	byWord     map[string]*postings
 	pruned     int64 // clock at the last prune
 	dirty      bool
-	applied    int64
 }
 
 // pruneSteps: the view prunes each time its clock has advanced by a
@@ -177,7 +176,6 @@ func (v *View) Apply(n *schemas.NewsItem) error {
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	v.applied++
 	if n.PublishedNs > v.clock {
 		v.clock = n.PublishedNs
 		if v.clock-v.pruned >= v.retention/pruneSteps {
