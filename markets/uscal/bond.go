@@ -39,8 +39,8 @@ var Bond = newCalendar("US bond market (SIFMA full closes)", 1986, 2100, bondHol
 // employment report came out that morning). 1986–2024: the weekdays FRED's
 // DGS10 series (Treasury's 10-year constant-maturity yield) has a value on,
 // checked by TestBondMatchesTreasuryPublicationDays; 2025 and 2026: SIFMA's
-// press releases (a full close on April 18, 2025 by its standard practice;
-// "SIFMA recommends an early close at 12:00 p.m. EST on Friday, April 3,
+// announcements (the bond market closed on April 18, 2025 after a 2 p.m.
+// early close the day before, as reported at the time; "SIFMA recommends an early close at 12:00 p.m. EST on Friday, April 3,
 // 2026 in observance of Good Friday", March 20, 2026).
 var goodFridayOpen = map[int]bool{
 	1996: true, 1999: true, 2007: true, 2010: true, 2012: true,
