@@ -51,7 +51,7 @@ bench-pipeline: build
 	./$(BIN) bench pipeline
 
 proto:
-	cd schemas && protoc --go_out=. --go_opt=paths=source_relative mi.proto
+	cd schemas && protoc --go_out=. --go_opt=paths=source_relative *.proto
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')
