@@ -2,11 +2,13 @@ package fred
 
 import (
 	"errors"
+	"math"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/marketintel/mi/internal/fixtures"
+	"github.com/marketintel/mi/markets/rates"
 )
 
 func readFixture(tb testing.TB, rel string) []byte {
@@ -159,5 +161,42 @@ func check(t *testing.T, s Series, err error) {
 		if r.Reason == "" {
 			t.Fatal("rejection without a reason")
 		}
+	}
+}
+
+// TestBreakevenMatchesT10YIE checks the breakeven formula of the curve
+// route (markets/rates.BreakevenPercent: nominal 10-year minus real
+// 10-year) against FRED's own 10-year breakeven, T10YIE: on every one of
+// the 2,626 days of 2010-2020 with all three series, DGS10 − DFII10 is
+// T10YIE to the published two decimals.
+func TestBreakevenMatchesT10YIE(t *testing.T) {
+	read := func(rel string) map[string]float64 {
+		s, err := ParseCSV(readFixture(t, rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]float64{}
+		for _, o := range s.Observations {
+			m[o.Date] = o.Value
+		}
+		return m
+	}
+	nominal := read("rates/fred_DGS10_1962-01-02_2024-08-07.csv")
+	real := read("rates/fred_DFII10_real_yield_2003-01-02_2024-07-30.csv")
+	be := read("rates/fred_T10YIE_breakeven_2010-01-04_2020-06-30.csv")
+	n := 0
+	for d, want := range be {
+		nv, ok1 := nominal[d]
+		rv, ok2 := real[d]
+		if !ok1 || !ok2 {
+			continue
+		}
+		n++
+		if got := rates.BreakevenPercent(nv, rv); math.Round(got*100)/100 != want {
+			t.Fatalf("%s: %v − %v = %v, T10YIE %v", d, nv, rv, got, want)
+		}
+	}
+	if n != 2626 {
+		t.Fatalf("compared %d days", n)
 	}
 }
