@@ -191,6 +191,7 @@ type RatesRecord struct {
 	Source     string                 `protobuf:"bytes,1,opt,name=source,proto3" json:"source,omitempty"`                              // configured source name, e.g. "treasury:par"
 	Url        string                 `protobuf:"bytes,2,opt,name=url,proto3" json:"url,omitempty"`                                    // what was read: an HTTP URL, or "eth_call <chain> <contract>"
 	ReadTimeNs int64                  `protobuf:"varint,3,opt,name=read_time_ns,json=readTimeNs,proto3" json:"read_time_ns,omitempty"` // when the source read it, Unix ns (the source's clock)
+	Publisher  string                 `protobuf:"bytes,4,opt,name=publisher,proto3" json:"publisher,omitempty"`                        // who published the figures, e.g. "U.S. Department of the Treasury"
 	// Types that are valid to be assigned to Body:
 	//
 	//	*RatesRecord_Curve
@@ -253,6 +254,13 @@ func (x *RatesRecord) GetReadTimeNs() int64 {
 		return x.ReadTimeNs
 	}
 	return 0
+}
+
+func (x *RatesRecord) GetPublisher() string {
+	if x != nil {
+		return x.Publisher
+	}
+	return ""
 }
 
 func (x *RatesRecord) GetBody() isRatesRecord_Body {
@@ -1184,12 +1192,13 @@ var File_rates_proto protoreflect.FileDescriptor
 
 const file_rates_proto_rawDesc = "" +
 	"\n" +
-	"\vrates.proto\x12\x05mi.v1\"\x87\x03\n" +
+	"\vrates.proto\x12\x05mi.v1\"\xa5\x03\n" +
 	"\vRatesRecord\x12\x16\n" +
 	"\x06source\x18\x01 \x01(\tR\x06source\x12\x10\n" +
 	"\x03url\x18\x02 \x01(\tR\x03url\x12 \n" +
 	"\fread_time_ns\x18\x03 \x01(\x03R\n" +
-	"readTimeNs\x12)\n" +
+	"readTimeNs\x12\x1c\n" +
+	"\tpublisher\x18\x04 \x01(\tR\tpublisher\x12)\n" +
 	"\x05curve\x18\n" +
 	" \x01(\v2\x11.mi.v1.YieldCurveH\x00R\x05curve\x124\n" +
 	"\tovernight\x18\v \x01(\v2\x14.mi.v1.OvernightRateH\x00R\tovernight\x12.\n" +
