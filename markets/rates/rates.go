@@ -64,6 +64,16 @@ func SlopeBp(shortPercent, longPercent float64) float64 {
 	return roundTo(100*(longPercent-shortPercent), 1e-9)
 }
 
+// ChangeBp is the change from one yield or rate to another in basis
+// points: 100 × (to − from), both in percent.
+func ChangeBp(fromPercent, toPercent float64) float64 {
+	return roundTo(100*(toPercent-fromPercent), 1e-9)
+}
+
+// DiffBp is the difference of two basis-point figures, to − from, without
+// the binary noise of the subtraction.
+func DiffBp(fromBp, toBp float64) float64 { return roundTo(toBp-fromBp, 1e-9) }
+
 // BreakevenPercent is the breakeven inflation of a maturity: the nominal
 // par yield minus the real (TIPS) par yield of the same maturity and day,
 // in percent (FRED's T10YIE is DGS10 − DFII10).

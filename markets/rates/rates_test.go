@@ -47,6 +47,12 @@ func TestSlopesAndBreakeven(t *testing.T) {
 	f(3.91, 4.38, 47)  // 5s30s
 	f(4.75, 3.98, -77) // 3m2y, inverted
 	f(1, 1, 0)
+	if got := ChangeBp(4.06, 4.09); got != 3 {
+		t.Fatalf("ChangeBp = %v", got)
+	}
+	if got := DiffBp(-69, -66); got != 3 {
+		t.Fatalf("DiffBp = %v", got)
+	}
 	if got := BreakevenPercent(4.09, 1.9); got != 2.19 {
 		t.Fatalf("BreakevenPercent = %v", got)
 	}
