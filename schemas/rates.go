@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strings"
 	"time"
 )
 
@@ -220,5 +219,10 @@ func isUint(s string) bool {
 	if s == "" || len(s) > 78 || (len(s) > 1 && s[0] == '0') {
 		return false
 	}
-	return strings.Trim(s, "0123456789") == ""
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }

@@ -9,13 +9,15 @@ package rates
 import (
 	"math"
 	"math/big"
+	"strconv"
 )
 
 // SecondsPerYear is the year Aave's rates compound over: 365 days.
 const SecondsPerYear = 31_536_000
 
-// ray is 1e27, the unit of Aave's rates and indexes.
-var ray = new(big.Float).SetPrec(200).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(27), nil))
+// percentRay is 1e25: a rate in ray divided by it is in percent (ray is
+// 1e27, the unit of Aave's rates and indexes).
+var percentRay = new(big.Float).SetPrec(200).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(25), nil))
 
 // RayToAPRPercent converts a rate in ray (a decimal integer, 1e27 = 100 %)
 // to an annual percentage rate in percent: 100 × rate / 1e27. Aave's
@@ -27,9 +29,9 @@ func RayToAPRPercent(rateRay string) (apr float64, ok bool) {
 		return 0, false
 	}
 	f := new(big.Float).SetPrec(200).SetInt(v)
-	f.Quo(f, ray)
+	f.Quo(f, percentRay)
 	r, _ := f.Float64()
-	return 100 * r, true
+	return r, true
 }
 
 // APYPercent compounds an APR (percent) every second for a year, as Aave's
@@ -61,24 +63,24 @@ var Slopes = []Slope{
 // SlopeBp is the slope long − short in basis points: 100 × (long − short)
 // with yields in percent. The slope is inverted when it is below zero.
 func SlopeBp(shortPercent, longPercent float64) float64 {
-	return roundTo(100*(longPercent-shortPercent), 1e-9)
+	return roundTo(100*(longPercent-shortPercent), 9)
 }
 
 // ChangeBp is the change from one yield or rate to another in basis
 // points: 100 × (to − from), both in percent.
 func ChangeBp(fromPercent, toPercent float64) float64 {
-	return roundTo(100*(toPercent-fromPercent), 1e-9)
+	return roundTo(100*(toPercent-fromPercent), 9)
 }
 
 // DiffBp is the difference of two basis-point figures, to − from, without
 // the binary noise of the subtraction.
-func DiffBp(fromBp, toBp float64) float64 { return roundTo(toBp-fromBp, 1e-9) }
+func DiffBp(fromBp, toBp float64) float64 { return roundTo(toBp-fromBp, 9) }
 
 // BreakevenPercent is the breakeven inflation of a maturity: the nominal
 // par yield minus the real (TIPS) par yield of the same maturity and day,
 // in percent (FRED's T10YIE is DGS10 − DFII10).
 func BreakevenPercent(nominalPercent, realPercent float64) float64 {
-	return roundTo(nominalPercent-realPercent, 1e-9)
+	return roundTo(nominalPercent-realPercent, 9)
 }
 
 // BillDays is the term of the 3-month bill the DeFi spread compares with:
@@ -99,7 +101,7 @@ func BillAPYPercent(bondEquivalentPercent float64, days int) float64 {
 
 // SpreadBp is a lending APY minus the bill's APY, in basis points.
 func SpreadBp(lendingAPYPercent, billAPYPercent float64) float64 {
-	return roundTo(100*(lendingAPYPercent-billAPYPercent), 1e-9)
+	return roundTo(100*(lendingAPYPercent-billAPYPercent), 9)
 }
 
 // DeFi spread signals (spec §2.11).
@@ -151,7 +153,7 @@ func ChangePercent(now, then float64) (float64, bool) {
 	if !(then > 0) {
 		return 0, false
 	}
-	return roundTo(100*(now-then)/then, 1e-12), true
+	return roundTo(100*(now-then)/then, 12), true
 }
 
 // TokenAmount is a raw integer amount (a decimal string) in whole tokens:
@@ -177,6 +179,13 @@ func SharePercent(part, whole int64) (float64, bool) {
 	return 100 * float64(part) / float64(whole), true
 }
 
-// roundTo rounds v to a multiple of unit, removing the binary noise of a
-// difference of decimals (4.09 − 3.98 = 0.10999999999999988).
-func roundTo(v, unit float64) float64 { return math.Round(v/unit) * unit }
+// roundTo rounds v to the given number of decimals, removing the binary
+// noise of a difference of decimals (4.09 − 3.98 = 0.10999999999999988):
+// the result is the float64 nearest the rounded decimal.
+func roundTo(v float64, decimals int) float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return v
+	}
+	r, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'f', decimals, 64), 64)
+	return r
+}

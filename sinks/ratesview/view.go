@@ -115,8 +115,37 @@ func New(cfg Config) *View {
 // read with it, its body bytes and the first time it was read.
 type version struct {
 	rec   *schemas.RatesRecord
-	body  []byte // deterministic encoding of the body message
+	body  []byte // deterministic encoding of the body message; see enc
 	first int64  // earliest read time of this content, Unix ns
+}
+
+// enc returns the deterministic encoding of the record's body, computed on
+// first use: only versions of curves and rates (compared by content) and
+// ties between reads (ordered by content) need it.
+func (v *version) enc() []byte {
+	if v.body == nil {
+		var body proto.Message
+		switch b := v.rec.Body.(type) {
+		case *schemas.RatesRecord_Curve:
+			body = b.Curve
+		case *schemas.RatesRecord_Overnight:
+			body = b.Overnight
+		case *schemas.RatesRecord_Lending:
+			body = b.Lending
+		case *schemas.RatesRecord_FundSupply:
+			body = b.FundSupply
+		case *schemas.RatesRecord_Auction:
+			body = b.Auction
+		case *schemas.RatesRecord_Fault:
+			body = b.Fault
+		}
+		enc, err := marshal.Marshal(body)
+		if err != nil {
+			panic("BUG: cannot encode a valid record: " + err.Error())
+		}
+		v.body = append(enc, 0) // never nil, even for an empty body
+	}
+	return v.body
 }
 
 // versions are the distinct contents of one observation (a curve of a
@@ -129,7 +158,7 @@ type versions struct {
 
 func (vs *versions) add(v *version) {
 	for _, old := range vs.all {
-		if bytes.Equal(old.body, v.body) {
+		if bytes.Equal(old.enc(), v.enc()) {
 			if v.first < old.first {
 				old.first, old.rec = v.first, v.rec
 			}
@@ -144,7 +173,7 @@ func (vs *versions) add(v *version) {
 func (vs *versions) pick() {
 	vs.latest = nil
 	for _, v := range vs.all {
-		if vs.latest == nil || v.first > vs.latest.first || (v.first == vs.latest.first && bytes.Compare(v.body, vs.latest.body) > 0) {
+		if vs.latest == nil || v.first > vs.latest.first || (v.first == vs.latest.first && bytes.Compare(v.enc(), vs.latest.enc()) > 0) {
 			vs.latest = v
 		}
 	}
@@ -199,26 +228,7 @@ func (v *View) Apply(r *schemas.RatesRecord) error {
 	if err := schemas.ValidateRates(r); err != nil {
 		return err
 	}
-	var body proto.Message
-	switch b := r.Body.(type) {
-	case *schemas.RatesRecord_Curve:
-		body = b.Curve
-	case *schemas.RatesRecord_Overnight:
-		body = b.Overnight
-	case *schemas.RatesRecord_Lending:
-		body = b.Lending
-	case *schemas.RatesRecord_FundSupply:
-		body = b.FundSupply
-	case *schemas.RatesRecord_Auction:
-		body = b.Auction
-	case *schemas.RatesRecord_Fault:
-		body = b.Fault
-	}
-	enc, err := marshal.Marshal(body)
-	if err != nil {
-		panic("BUG: cannot encode a valid record: " + err.Error())
-	}
-	ver := &version{rec: r, body: enc, first: r.ReadTimeNs}
+	ver := &version{rec: r, first: r.ReadTimeNs}
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.applied++
@@ -299,7 +309,7 @@ func newerRead(a, b *version) bool {
 	if a.rec.ReadTimeNs != b.rec.ReadTimeNs {
 		return a.rec.ReadTimeNs > b.rec.ReadTimeNs
 	}
-	return bytes.Compare(a.body, b.body) > 0
+	return bytes.Compare(a.enc(), b.enc()) > 0
 }
 
 // newerLending orders reserve reads by block time, block number, then
@@ -328,7 +338,7 @@ func earlierSnapshot(a, b *version) bool {
 	if a.rec.ReadTimeNs != b.rec.ReadTimeNs {
 		return a.rec.ReadTimeNs < b.rec.ReadTimeNs
 	}
-	return bytes.Compare(a.body, b.body) < 0
+	return bytes.Compare(a.enc(), b.enc()) < 0
 }
 
 // newerAuction orders an auction's records: results over announcements,
