@@ -50,6 +50,7 @@ bench:
 bench-pipeline: build
 	./$(BIN) bench pipeline
 
+# Every schemas/*.proto (one file per domain) into its committed .pb.go.
 proto:
 	cd schemas && protoc --go_out=. --go_opt=paths=source_relative *.proto
 
