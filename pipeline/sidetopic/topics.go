@@ -22,5 +22,18 @@ var PoolEvents = Topic[*schemas.PoolEvent]{
 	New: func() *schemas.PoolEvent { return new(schemas.PoolEvent) },
 }
 
+// Rates carries the observations of the rates domain (schemas.RatesRecord:
+// Treasury curves, overnight rates, lending rates, tokenized fund supply,
+// Treasury auctions and read faults), keyed by the observation
+// (schemas.RatesKey), so the reads of one observation stay in order.
+// Produced by the rates pollers (pipeline/sources/ratesfeed and the
+// publisher packages); applied by the rates view (sinks/ratesview) and
+// written to Parquet (sinks/ratesfiles). docs/rates.md.
+var Rates = Topic[*schemas.RatesRecord]{
+	Name: schemas.TopicRates,
+	Key:  schemas.RatesKey,
+	New:  func() *schemas.RatesRecord { return new(schemas.RatesRecord) },
+}
+
 // All lists every side topic.
-var All = []Spec{PoolEvents.Spec()}
+var All = []Spec{PoolEvents.Spec(), Rates.Spec()}
