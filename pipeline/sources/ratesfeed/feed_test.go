@@ -88,7 +88,9 @@ func TestFaults(t *testing.T) {
 	var c collector
 	f := New("aave-v3", "Aave", c.emit, clk)
 	ctx := context.Background()
-	fail := func() { _ = f.Fail(ctx, "aave-v3:base", errors.New(`rpc: Post "https://base.example/v2/abcdefghij0123456789xyz": dial tcp: refused`)) }
+	fail := func() {
+		_ = f.Fail(ctx, "aave-v3:base", errors.New(`rpc: Post "https://base.example/v2/abcdefghij0123456789xyz": dial tcp: refused`))
+	}
 	fail()
 	clk.Advance(5 * time.Minute)
 	fail() // same streak: not reported again
