@@ -1,7 +1,6 @@
 package treasury
 
 import (
-	"context"
 	"net/http/httptest"
 	"net/url"
 	"strings"
@@ -12,42 +11,19 @@ import (
 	"github.com/marketintel/mi/internal/pubreplay"
 	"github.com/marketintel/mi/pipeline/sources"
 	"github.com/marketintel/mi/pipeline/sources/clock"
-	"github.com/marketintel/mi/pipeline/sources/poll"
 	"github.com/marketintel/mi/pipeline/sources/ratesfeed"
 	"github.com/marketintel/mi/pipeline/sources/ratesfeed/ratesfeedtest"
 	"github.com/marketintel/mi/schemas"
 )
 
-// testRunner is a runner on a fake clock with generous host limits.
 func testRunner(clk *clock.Fake) (ratesfeed.Runner, *sources.Registry) {
-	cfg := sources.HTTPConfig{DefaultLimit: &sources.Limit{Rate: 1000, Burst: 1000}}
-	reg := sources.NewRegistry(nil, clk)
-	return ratesfeed.Runner{Client: poll.NewClient(cfg, poll.Options{Clock: clk, Hosts: poll.NewHosts(clk, cfg)}), Registry: reg, Clock: clk}, reg
+	return ratesfeedtest.Runner(clk)
 }
 
-// advance lets the poller reach its next sleep, then moves the clock to
-// the timer it waits on.
-func advance(t *testing.T, clk *clock.Fake) time.Time {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := clk.BlockUntil(ctx, 1); err != nil {
-		t.Fatalf("the poller does not sleep: %v", err)
-	}
-	at, ok := clk.AdvanceToNext()
-	if !ok {
-		t.Fatal("no timer")
-	}
-	return at
-}
+func advance(t *testing.T, clk *clock.Fake) time.Time { return ratesfeedtest.Advance(t, clk) }
 
 func health(reg *sources.Registry, name string) sources.Freshness {
-	for _, f := range reg.Snapshot() {
-		if f.Name == name {
-			return f
-		}
-	}
-	return sources.Freshness{}
+	return ratesfeedtest.Health(reg, name)
 }
 
 // TestCurveSourceEndToEnd polls a local server that serves the recorded
@@ -88,61 +64,14 @@ func TestCurveSourceEndToEnd(t *testing.T) {
 	if got := curveString(r.GetCurve()); got != "2022-03-11 1M=0.17 2M=0.28 3M=0.4 6M=0.78 1Y=1.22 2Y=1.75 3Y=1.91 5Y=1.96 7Y=2.01 10Y=2 20Y=2.45 30Y=2.36" {
 		t.Fatalf("the fixture's last curve became %s", got)
 	}
+	ratesfeedtest.Settle(t, clk)
 	if f := health(reg, "treasury:par"); f.State != "ok" || f.LastData.Format("2006-01-02") != "2022-03-11" || f.Kind != "rates" {
 		t.Fatalf("health %+v", f)
 	}
 
-	// Second poll (15:30): the month's feed, read whole once: same curves,
-	// nothing new.
-	if at := advance(t, clk); at.In(time.UTC).Format("15:04") != "20:30" {
-		t.Fatalf("second poll at %s", at)
-	}
-	rd.None(t, 200*time.Millisecond)
-	// Third poll: the month again, conditional: 304.
-	advance(t, clk)
-	rd.None(t, 200*time.Millisecond)
-	if n := srv.Requests(xmlPath); n != 3 {
-		t.Fatalf("%d requests", n)
-	}
-
-	// 429 with Retry-After: the poll fails, nothing is emitted; the retry
-	// waits for the Retry-After.
-	srv.Inject(xmlPath, pubreplay.Fault{Status: 429, RetryAfter: "600", Body: []byte("slow down")})
-	advance(t, clk)
-	rd.None(t, 200*time.Millisecond)
-	if f := health(reg, "treasury:par"); f.State != "failing" || !strings.Contains(f.LastError, "429") {
-		t.Fatalf("after a 429: %+v", f)
-	}
-	before := clk.Now()
-	if at := advance(t, clk); at.Sub(before) < 10*time.Minute {
-		t.Fatalf("retried %v after the 429, before its Retry-After of 600 s", at.Sub(before))
-	}
-	rd.None(t, 200*time.Millisecond)
-	if f := health(reg, "treasury:par"); f.State != "ok" {
-		t.Fatalf("not recovered: %+v", f)
-	}
-
-	// A 200 that is not the feed: dead-lettered with the reason.
-	srv.Inject(xmlPath, pubreplay.Fault{Status: 200, Body: []byte("<html><body>Maintenance</body></html>")})
-	advance(t, clk)
-	_, dead = ratesfeedtest.Split(t, rd.Take(t, 1, 10*time.Second))
-	if len(dead) != 1 || !strings.HasPrefix(dead[0].Reason, "malformed xml: no Atom feed") || string(dead[0].Raw) != "<html><body>Maintenance</body></html>" {
-		t.Fatalf("dead letter %+v", dead)
-	}
-
-	// A truncated body: a failed poll, no record, and the next poll reads
-	// the document whole (its validators were not kept).
-	srv.Inject(xmlPath, pubreplay.Fault{Truncate: 1000})
-	advance(t, clk)
-	rd.None(t, 200*time.Millisecond)
-	if f := health(reg, "treasury:par"); f.State != "failing" {
-		t.Fatalf("after a truncated body: %+v", f)
-	}
-	advance(t, clk)
-	rd.None(t, 200*time.Millisecond) // read whole, unchanged: nothing new
-	if f := health(reg, "treasury:par"); f.State != "ok" || len(srv.Misses()) != 0 {
-		t.Fatalf("%+v, misses %v", f, srv.Misses())
-	}
+	// Later polls read the month's feed (unchanged curves are not emitted
+	// again); 304, 429, malformed and truncated answers.
+	ratesfeedtest.Polite(t, srv, xmlPath, rd, clk, reg, "treasury:par")
 }
 
 func TestCurveURLs(t *testing.T) {
