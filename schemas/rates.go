@@ -181,6 +181,21 @@ func RatesKey(r *RatesRecord) string {
 	return ""
 }
 
+// Fault scopes of the on-chain rates sources (RatesFault.scope): the
+// producer and the view agree on them here.
+
+// LendingScope is the scope of a chain's reserve reads, e.g. "aave-v3:base".
+func LendingScope(protocol, chain string) string { return protocol + ":" + chain }
+
+// FundScope is the scope of a chain's fund reads ("tokenfunds:<chain>") or
+// of one fund's ("tokenfunds:<chain>:<symbol>").
+func FundScope(chain, symbol string) string {
+	if symbol == "" {
+		return "tokenfunds:" + chain
+	}
+	return "tokenfunds:" + chain + ":" + symbol
+}
+
 // CurveKindName is the key and dataset spelling of a curve kind:
 // par_nominal, par_real or unknown.
 func CurveKindName(k CurveKind) string {

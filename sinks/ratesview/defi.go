@@ -93,7 +93,7 @@ func (v *View) DefiSpread(now time.Time) (*DefiSpreadAnswer, error) {
 	for _, r := range v.cfg.Reserves {
 		c := ChainRate{Protocol: r.Protocol, Chain: r.Chain, ChainID: r.ChainID, Pool: r.Pool, Asset: r.Asset, Symbol: r.Symbol}
 		s := v.lending[r.Protocol+"|"+r.Chain+"|"+r.Asset]
-		scope := LendingScope(r.Protocol, r.Chain)
+		scope := schemas.LendingScope(r.Protocol, r.Chain)
 		if s != nil {
 			any = true
 			l := s.latest.rec.GetLending()
@@ -131,10 +131,6 @@ func (v *View) DefiSpread(now time.Time) (*DefiSpreadAnswer, error) {
 	}
 	return a, nil
 }
-
-// LendingScope is the fault scope of a chain's reserve reads, e.g.
-// "aave-v3:base".
-func LendingScope(protocol, chain string) string { return protocol + ":" + chain }
 
 // staleness says whether a reserve is stale as of now, why and since when.
 func (v *View) staleness(scope string, s *lendingState, now time.Time) (bool, string, *string) {

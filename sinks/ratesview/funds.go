@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/marketintel/mi/markets/rates"
+	"github.com/marketintel/mi/schemas"
 )
 
 // TokenizedAnswer is the answer of /api/v1/rates/tokenized-treasuries.
@@ -144,15 +145,6 @@ func change(s *fundState, supply float64, offset, tolerance int64) (*float64, *s
 	return nil, nil
 }
 
-// FundScope is the fault scope of a chain's fund reads ("tokenfunds:<chain>")
-// or of one fund ("tokenfunds:<chain>:<symbol>").
-func FundScope(chain, symbol string) string {
-	if symbol == "" {
-		return "tokenfunds:" + chain
-	}
-	return "tokenfunds:" + chain + ":" + symbol
-}
-
 // fundStaleness: a fund is stale without a snapshot, when the chain's
 // last read failed after its last snapshot read, or when its newest
 // snapshot is older than the limit.
@@ -161,7 +153,7 @@ func (v *View) fundStaleness(f Fund, s *fundState, now time.Time) (bool, string)
 	if s != nil {
 		lastRead = s.lastReadNs
 	}
-	for _, scope := range []string{FundScope(f.Chain, ""), FundScope(f.Chain, f.Symbol)} {
+	for _, scope := range []string{schemas.FundScope(f.Chain, ""), schemas.FundScope(f.Chain, f.Symbol)} {
 		if fl := v.faults[scope]; fl != nil && fl.rec.ReadTimeNs > lastRead {
 			return true, fl.rec.GetFault().Reason
 		}

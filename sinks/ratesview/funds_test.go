@@ -77,7 +77,7 @@ func TestTokenizedTreasuries(t *testing.T) {
 	}
 	// The chain read fails after the last snapshot: every fund is stale,
 	// no gauge.
-	mustApply(t, v, rec("2024-10-11T13:00:05Z", &schemas.RatesFault{Scope: FundScope("ethereum", ""), Reason: "rpc error: timeout", FirstFailureNs: ns("2024-10-11T13:00:05Z")}))
+	mustApply(t, v, rec("2024-10-11T13:00:05Z", &schemas.RatesFault{Scope: schemas.FundScope("ethereum", ""), Reason: "rpc error: timeout", FirstFailureNs: ns("2024-10-11T13:00:05Z")}))
 	a, _ = v.TokenizedTreasuries(at("2024-10-11T13:01:00Z"))
 	if a.Gauge != nil || !a.Funds[0].Stale || a.Funds[0].StaleReason != "rpc error: timeout" || a.Funds[0].Supply == nil {
 		t.Fatalf("%+v", a)

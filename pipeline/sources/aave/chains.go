@@ -35,7 +35,7 @@ var Reserves = []Reserve{
 
 // LendingRate returns the record of a reserve's data read at a block.
 func LendingRate(r Reserve, d ReserveData, blockNumber uint64, blockTime int64) *schemas.LendingRate {
-	c := DecodeConfig(d.Configuration)
+	c := DecodeConfiguration(d.Configuration)
 	return &schemas.LendingRate{
 		Protocol:               Protocol,
 		Chain:                  r.Chain,

@@ -40,7 +40,7 @@ func EncodeGetReserveData(asset common.Address) []byte {
 // ReserveData is the struct getReserveData returns (ReserveDataLegacy in
 // v3.1+, ReserveData in v3.0), word by word.
 type ReserveData struct {
-	Configuration               *big.Int // ReserveConfigurationMap, uint256 bit map (see Config)
+	Configuration               *big.Int // ReserveConfigurationMap, uint256 bit map (see Configuration)
 	LiquidityIndex              *big.Int // uint128, ray
 	CurrentLiquidityRate        *big.Int // uint128, ray: the supply APR
 	VariableBorrowIndex         *big.Int // uint128, ray
@@ -109,8 +109,8 @@ func DecodeReserveData(ret []byte) (ReserveData, error) {
 	}, nil
 }
 
-// Config is the part of a ReserveConfigurationMap this service reports.
-type Config struct {
+// Configuration is the part of a ReserveConfigurationMap this service reports.
+type Configuration struct {
 	LTV                  uint16 // bits 0-15, basis points
 	LiquidationThreshold uint16 // bits 16-31, basis points
 	LiquidationBonus     uint16 // bits 32-47, basis points (10500 = 5 % bonus)
@@ -122,14 +122,14 @@ type Config struct {
 	ReserveFactor        uint16 // bits 64-79, basis points
 }
 
-// DecodeConfig reads the reserve configuration bit map (DataTypes.sol:
+// DecodeConfiguration reads the reserve configuration bit map (DataTypes.sol:
 // ReserveConfigurationMap).
-func DecodeConfig(m *big.Int) Config {
+func DecodeConfiguration(m *big.Int) Configuration {
 	bits := func(from, n uint) uint64 {
 		v := new(big.Int).Rsh(m, from)
 		return new(big.Int).And(v, new(big.Int).SetUint64(1<<n-1)).Uint64()
 	}
-	return Config{
+	return Configuration{
 		LTV:                  uint16(bits(0, 16)),
 		LiquidationThreshold: uint16(bits(16, 16)),
 		LiquidationBonus:     uint16(bits(32, 16)),

@@ -100,8 +100,8 @@ func TestDecodeReserveDataFixture(t *testing.T) {
 			t.Fatalf("address %s, want %s", got, name)
 		}
 	}
-	c := DecodeConfig(d.Configuration)
-	want := Config{LTV: 8000, LiquidationThreshold: 8250, LiquidationBonus: 10500, Decimals: 18, Active: true, BorrowingEnabled: true, ReserveFactor: 1000}
+	c := DecodeConfiguration(d.Configuration)
+	want := Configuration{LTV: 8000, LiquidationThreshold: 8250, LiquidationBonus: 10500, Decimals: 18, Active: true, BorrowingEnabled: true, ReserveFactor: 1000}
 	if c != want {
 		t.Fatalf("config %+v, want %+v", c, want)
 	}
