@@ -202,17 +202,20 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
+		run := ratesfeed.RunnerOf(env)
 		readers := map[string]ratesfeed.ChainReader{}
 		for _, r := range reserves {
 			c, ok := env.Chain(r.Chain)
 			if !ok {
 				return nil, fmt.Errorf("cannot use aave-v3 on %s: the chain has no enabled entry in the chains section", r.Chain)
 			}
-			readers[r.Chain] = ratesfeed.DialChain(c)
+			if readers[r.Chain], err = run.ChainReader(c, env.HTTP.UserAgentHeader()); err != nil {
+				return nil, err
+			}
 		}
 		if cfg.Name == "" {
 			cfg.Name = "aave-v3"
 		}
-		return NewSource(cfg.Name, reserves, readers, time.Duration(cfg.Every), ratesfeed.RunnerOf(env))
+		return NewSource(cfg.Name, reserves, readers, time.Duration(cfg.Every), run)
 	})
 }

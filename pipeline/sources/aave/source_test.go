@@ -12,9 +12,9 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/marketintel/mi/internal/fixtures"
-	"github.com/marketintel/mi/pipeline/sources"
 	"github.com/marketintel/mi/pipeline/sources/aave"
 	"github.com/marketintel/mi/pipeline/sources/aave/aavetest"
+	"github.com/marketintel/mi/pipeline/sources/chain/chaintest"
 	"github.com/marketintel/mi/pipeline/sources/clock"
 	"github.com/marketintel/mi/pipeline/sources/ratesfeed"
 	"github.com/marketintel/mi/pipeline/sources/ratesfeed/ratesfeedtest"
@@ -35,26 +35,35 @@ func TestSourceOnSimulatedChain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sim := ratesfeedtest.NewSim(t)
-	pool := sim.Send(t, nil, aavetest.Bin).ContractAddress
+	poly, baseChain := chaintest.New(t), chaintest.New(t)
+	art, err := chaintest.LoadArtifact("TestAavePool", aavetest.ABIJSON, aavetest.BinHex)
+	if err != nil {
+		t.Fatal(err)
+	}
+	owner := poly.Accounts[0]
+	pool := poly.Deploy(t, owner, art)
 	polygon := aave.Reserves[4]
 	polygon.Pool = pool
-	sim.Send(t, &pool, aavetest.SetReserveData(polygon.Asset, d))
+	poly.Transact(t, owner, &pool, aavetest.SetReserveData(polygon.Asset, d))
 
 	// The contract answers the real selector with the recorded bytes.
-	got, err := sim.Client.CallContract(context.Background(), ethereum.CallMsg{To: &pool, Data: aave.EncodeGetReserveData(polygon.Asset)}, nil)
+	got, err := poly.Backend.Client().CallContract(context.Background(), ethereum.CallMsg{To: &pool, Data: aave.EncodeGetReserveData(polygon.Asset)}, nil)
 	if err != nil || !bytes.Equal(got, recorded) {
 		t.Fatalf("TestAavePool answers %x (%v), the recorded Pool %x", got, err, recorded)
 	}
 
 	base := aave.Reserves[1]
-	head, _ := sim.Client.HeaderByNumber(context.Background(), nil)
+	head, _ := poly.Backend.Client().HeaderByNumber(context.Background(), nil)
 	clk := clock.NewFake(time.Unix(int64(head.Time), 0).Add(2 * time.Second))
 	run, reg := ratesfeedtest.Runner(clk)
-	readers := map[string]ratesfeed.ChainReader{
-		"polygon": ratesfeed.EthReader{C: sim.Client},
-		"base":    ratesfeed.DialChain(sources.ChainConfig{Chain: "base", RPC: "http://127.0.0.1:1"}),
+	readers := map[string]ratesfeed.ChainReader{}
+	for name, c := range map[string]*chaintest.Chain{"polygon": poly, "base": baseChain} {
+		if readers[name], err = run.ChainReader(ratesfeedtest.ChainConfig(c.Config(name)), "mi-test"); err != nil {
+			t.Fatal(err)
+		}
 	}
+	// Base's node answers 503: its reads fail.
+	baseChain.Inject(chaintest.Fault{Status: 503})
 	src, err := aave.NewSource("aave-v3", []aave.Reserve{base, polygon}, readers, 0, run)
 	if err != nil {
 		t.Fatal(err)
@@ -82,12 +91,15 @@ func TestSourceOnSimulatedChain(t *testing.T) {
 		l.LastUpdateTime != 0x63e965ca || !strings.HasPrefix(lending.Url, "eth_call polygon "+strings.ToLower(pool.Hex())) {
 		t.Fatalf("%v %s", l, lending.Url)
 	}
-	if f := fault.GetFault(); f.Scope != "aave-v3:base" || !strings.Contains(f.Reason, "base") {
+	if f := fault.GetFault(); f.Scope != "aave-v3:base" || !strings.Contains(f.Reason, "503") {
 		t.Fatalf("fault %v", f)
 	}
 	ratesfeedtest.Settle(t, clk)
 	if f := ratesfeedtest.Health(reg, "aave-v3"); f.State != "ok" {
 		t.Fatalf("one chain failing fails the source: %+v", f)
+	}
+	if f := ratesfeedtest.Health(reg, "chain:base"); f.State != "failing" {
+		t.Fatalf("chain:base %+v", f)
 	}
 
 	// The view: Polygon's figures are the fixture's; Base is stale.
@@ -97,17 +109,20 @@ func TestSourceOnSimulatedChain(t *testing.T) {
 			Points: []*schemas.CurvePoint{{Tenor: "3M", Percent: 4.75}}}}}); err != nil { // 2024-10-10 3-month yield (treasury fixture)
 		t.Fatal(err)
 	}
-	for _, r := range recs {
-		if err := v.Apply(r); err != nil {
-			t.Fatal(err)
+	apply := func(rs []*schemas.RatesRecord) {
+		for _, r := range rs {
+			if err := v.Apply(r); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
+	apply(recs)
 	a, err := v.DefiSpread(clk.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
 	b, p := a.Chains[0], a.Chains[1]
-	if !b.Stale || b.SupplyAPR != nil || !strings.Contains(b.StaleReason, "base") || p.Stale {
+	if !b.Stale || b.SupplyAPR != nil || !strings.Contains(b.StaleReason, "503") || p.Stale {
 		t.Fatalf("base %+v polygon %+v", b, p)
 	}
 	// currentLiquidityRate 2815387323021300469652266 ray = 0.2815387323021300469652266 %;
@@ -117,6 +132,27 @@ func TestSourceOnSimulatedChain(t *testing.T) {
 	}
 	if a.ChainsAveraged != 1 || *a.Signal != "TREASURY_PREMIUM" {
 		t.Fatalf("%+v", a)
+	}
+
+	// Base's node recovers: the next poll reads it (a reserve never set
+	// answers zeros, as a real Pool for an unlisted asset) and it is no
+	// longer stale.
+	baseChain.ClearFaults()
+	basePool := baseChain.Deploy(t, baseChain.Accounts[0], art)
+	base.Pool = basePool
+	src2, err := aave.NewSource("aave-v3:recovered", []aave.Reserve{base}, readers, 0, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(time.Minute) // past the chain client's backoff
+	rd2 := ratesfeedtest.Read(t, src2)
+	recs2, _ := ratesfeedtest.Split(t, rd2.Take(t, 1, 20*time.Second))
+	if recs2[0].GetLending() == nil || recs2[0].GetLending().LiquidityRateRay != "0" {
+		t.Fatalf("%v", recs2)
+	}
+	apply(recs2)
+	if a, _ := v.DefiSpread(clk.Now()); a.Chains[0].Stale {
+		t.Fatalf("base still stale: %+v", a.Chains[0])
 	}
 }
 

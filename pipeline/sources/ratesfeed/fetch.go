@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/marketintel/mi/pipeline/sources"
+	"github.com/marketintel/mi/pipeline/sources/chain"
 	"github.com/marketintel/mi/pipeline/sources/clock"
 	"github.com/marketintel/mi/pipeline/sources/poll"
 )
@@ -69,6 +70,16 @@ func RunnerOf(env sources.Env) Runner {
 		log = slog.New(slog.DiscardHandler)
 	}
 	return Runner{Client: poll.NewClient(env.HTTP, poll.Options{}), Registry: reg, Logger: log}
+}
+
+// ChainReader returns the reader of a chains entry: a chain client
+// (pipeline/sources/chain) recording its health in the runner's registry.
+func (r Runner) ChainReader(cfg sources.ChainConfig, userAgent string) (ChainReader, error) {
+	c, err := chain.New(cfg, chain.Options{Registry: r.Registry, Clock: r.Clock, UserAgent: userAgent})
+	if err != nil {
+		return nil, err
+	}
+	return ClientReader{C: c}, nil
 }
 
 // Run polls cycle on schedule until ctx ends, recording its health under

@@ -193,6 +193,11 @@ func init() {
 		if cfg.Every > 0 {
 			sched = poll.Every(time.Duration(cfg.Every))
 		}
-		return NewSource(cfg.Name, cfg.Chain, funds, ratesfeed.DialChain(c), sched, ratesfeed.RunnerOf(env)), nil
+		run := ratesfeed.RunnerOf(env)
+		reader, err := run.ChainReader(c, env.HTTP.UserAgentHeader())
+		if err != nil {
+			return nil, err
+		}
+		return NewSource(cfg.Name, cfg.Chain, funds, reader, sched, run), nil
 	})
 }

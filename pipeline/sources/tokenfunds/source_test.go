@@ -8,9 +8,9 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/marketintel/mi/pipeline/sources/chain/chaintest"
 	"github.com/marketintel/mi/pipeline/sources/clock"
 	"github.com/marketintel/mi/pipeline/sources/poll"
-	"github.com/marketintel/mi/pipeline/sources/ratesfeed"
 	"github.com/marketintel/mi/pipeline/sources/ratesfeed/ratesfeedtest"
 	"github.com/marketintel/mi/pipeline/sources/tokenfunds"
 	"github.com/marketintel/mi/pipeline/sources/tokenfunds/fundtest"
@@ -30,7 +30,12 @@ func units(n int64, decimals int64) *big.Int {
 // contract: dead-lettered, a fault of its own, stale in the answer. The
 // supplies are made up for the test.
 func TestSourceOnSimulatedChain(t *testing.T) {
-	sim := ratesfeedtest.NewSim(t)
+	sim := chaintest.New(t)
+	art, err := chaintest.LoadArtifact("TestFundToken", fundtest.ABIJSON, fundtest.BinHex)
+	if err != nil {
+		t.Fatal(err)
+	}
+	owner := sim.Accounts[0]
 	holder := common.HexToAddress("0x00000000000000000000000000000000000000aa")
 	type tok struct {
 		symbol   string
@@ -40,15 +45,19 @@ func TestSourceOnSimulatedChain(t *testing.T) {
 	toks := []tok{{"BUIDL", 6, 2_500_000_000}, {"OUSG", 18, 500_000}, {"USDY", 18, 600_000_000}, {"USTB", 6, 7_000_000}, {"USYC", 6, 1_000_000_000}}
 	var funds []tokenfunds.Fund
 	for _, k := range toks {
-		addr := sim.Send(t, nil, fundtest.Deploy(k.symbol+" test", k.symbol, uint8(k.decimals))).ContractAddress
-		sim.Send(t, &addr, fundtest.Mint(holder, units(k.supply, k.decimals)))
+		addr := sim.Deploy(t, owner, art, k.symbol+" test", k.symbol, uint8(k.decimals))
+		sim.Transact(t, owner, &addr, fundtest.Mint(holder, units(k.supply, k.decimals)))
 		funds = append(funds, tokenfunds.Fund{Symbol: k.symbol, Name: k.symbol + " test", Issuer: "test", Chain: "ethereum", Token: addr})
 	}
 	funds = append(funds, tokenfunds.Fund{Symbol: "NOCODE", Name: "no contract", Chain: "ethereum", Token: common.HexToAddress("0x00000000000000000000000000000000000000bb")})
 
 	clk := clock.NewFake(time.Now())
 	run, _ := ratesfeedtest.Runner(clk)
-	src := tokenfunds.NewSource("tokenfunds:ethereum", "ethereum", funds, ratesfeed.EthReader{C: sim.Client}, poll.Every(time.Hour), run)
+	reader, err := run.ChainReader(ratesfeedtest.ChainConfig(sim.Config("ethereum")), "mi-test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := tokenfunds.NewSource("tokenfunds:ethereum", "ethereum", funds, reader, poll.Every(time.Hour), run)
 	rd := ratesfeedtest.Read(t, src)
 	// A poll gives five supplies and NOCODE's dead letter, and its fault
 	// when the streak starts (not again within the hour).
@@ -84,11 +93,10 @@ func TestSourceOnSimulatedChain(t *testing.T) {
 
 	// 24 hours later, BUIDL's supply is up 1 %.
 	buidl := funds[0].Token
-	sim.Send(t, &buidl, fundtest.Mint(holder, units(25_000_000, 6)))
 	if err := sim.Backend.AdjustTime(24 * time.Hour); err != nil {
 		t.Fatal(err)
 	}
-	sim.Backend.Commit()
+	sim.Transact(t, owner, &buidl, fundtest.Mint(holder, units(25_000_000, 6)))
 	ratesfeedtest.Advance(t, clk)
 	second, _ := take(false)
 	if second[0].GetFundSupply().SnapshotTime != first[0].GetFundSupply().SnapshotTime+24*3600 {

@@ -18,11 +18,15 @@ import (
 	"github.com/marketintel/mi/pipeline/sources/aave"
 )
 
+// ABIJSON is TestAavePool's ABI (solc --abi).
+//
 //go:embed TestAavePool.abi
 var ABIJSON string
 
+// BinHex is TestAavePool's creation code in hex (solc --bin).
+//
 //go:embed TestAavePool.bin
-var binHex string
+var BinHex string
 
 // ABI is TestAavePool's ABI.
 var ABI = func() abi.ABI {
@@ -35,7 +39,7 @@ var ABI = func() abi.ABI {
 
 // Bin is TestAavePool's creation code.
 var Bin = func() []byte {
-	b, err := hex.DecodeString(strings.TrimSpace(binHex))
+	b, err := hex.DecodeString(strings.TrimSpace(BinHex))
 	if err != nil {
 		panic("BUG: TestAavePool.bin: " + err.Error())
 	}

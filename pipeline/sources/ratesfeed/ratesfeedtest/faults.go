@@ -21,6 +21,13 @@ func Runner(clk *clock.Fake) (ratesfeed.Runner, *sources.Registry) {
 	return ratesfeed.Runner{Client: poll.NewClient(cfg, poll.Options{Clock: clk, Hosts: poll.NewHosts(clk, cfg)}), Registry: reg, Clock: clk}, reg
 }
 
+// ChainConfig lifts a test chain entry's rate limit: the chain client's
+// limiter waits on the fake clock, which only the test moves.
+func ChainConfig(c sources.ChainConfig) sources.ChainConfig {
+	c.Limit = &sources.Limit{Rate: 1000, Burst: 1000}
+	return c
+}
+
 // Advance lets the poller reach its next sleep, then moves the clock to
 // the timer it waits on, and returns that time.
 func Advance(t testing.TB, clk *clock.Fake) time.Time {

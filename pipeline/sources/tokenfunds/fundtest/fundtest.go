@@ -15,11 +15,15 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 )
 
+// ABIJSON is TestFundToken's ABI (solc --abi).
+//
 //go:embed TestFundToken.abi
 var ABIJSON string
 
+// BinHex is TestFundToken's creation code in hex (solc --bin).
+//
 //go:embed TestFundToken.bin
-var binHex string
+var BinHex string
 
 // ABI is TestFundToken's ABI.
 var ABI = func() abi.ABI {
@@ -32,7 +36,7 @@ var ABI = func() abi.ABI {
 
 // Deploy returns the creation code with the constructor's arguments.
 func Deploy(name, symbol string, decimals uint8) []byte {
-	b, err := hex.DecodeString(strings.TrimSpace(binHex))
+	b, err := hex.DecodeString(strings.TrimSpace(BinHex))
 	if err != nil {
 		panic("BUG: TestFundToken.bin: " + err.Error())
 	}
