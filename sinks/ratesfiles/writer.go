@@ -132,6 +132,16 @@ func (w *Writer) Add(r *schemas.RatesRecord) error {
 	return nil
 }
 
+// AddValue decodes a record value of mi.rates.v1 and adds it: the
+// pipeline's side sink (pipeline.SinkSide) writes through it.
+func (w *Writer) AddValue(value []byte) error {
+	var r schemas.RatesRecord
+	if err := proto.Unmarshal(value, &r); err != nil {
+		return fmt.Errorf("cannot decode a rates record: %w", err)
+	}
+	return w.Add(&r)
+}
+
 // Pending returns the number of buffered rows.
 func (w *Writer) Pending() int {
 	return w.curves.n + w.overnight.n + w.lending.n + w.funds.n + w.auctions.n
