@@ -3,7 +3,6 @@ package ratesview
 import (
 	"encoding/json"
 	"slices"
-	"syscall"
 	"testing"
 	"time"
 
@@ -57,7 +56,7 @@ func BenchmarkRebuildYear(b *testing.B) {
 		wire[i], _ = proto.Marshal(r)
 	}
 	b.ReportMetric(float64(len(rs)), "records")
-	cpu0 := cpuTime()
+	cpu0 := ratesgen.ProcessCPU()
 	for b.Loop() {
 		v := New(Config{Notice: "N", Reserves: benchReserves, Funds: benchFunds})
 		for _, w := range wire {
@@ -72,15 +71,7 @@ func BenchmarkRebuildYear(b *testing.B) {
 	}
 	// CPU time of the process per rebuild: the machine is shared, and
 	// the wall time counts the other processes too.
-	b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
-}
-
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		panic(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	b.ReportMetric(float64((ratesgen.ProcessCPU()-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
 }
 
 // BenchmarkRoutes answers each route from a view holding a year and
