@@ -9,6 +9,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/marketintel/mi/internal/cputime"
 	"github.com/marketintel/mi/schemas"
 	"github.com/marketintel/mi/sinks/ratesview/ratesgen"
 )
@@ -49,7 +50,7 @@ func BenchmarkRatesColdStart(b *testing.B) {
 		b.Fatal(err)
 	}
 	cl.Close()
-	cpu0 := ratesgen.ProcessCPU()
+	cpu0 := cputime.Seconds()
 	b.ResetTimer()
 	for b.Loop() {
 		v, sv := RatesView("bench")
@@ -74,5 +75,5 @@ func BenchmarkRatesColdStart(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(len(rs)), "records")
-	b.ReportMetric(float64((ratesgen.ProcessCPU()-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
+	b.ReportMetric((cputime.Seconds()-cpu0)*1e9/float64(b.N), "cpu-ns/op")
 }

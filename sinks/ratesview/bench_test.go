@@ -8,6 +8,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/marketintel/mi/internal/cputime"
 	"github.com/marketintel/mi/schemas"
 	"github.com/marketintel/mi/sinks/ratesview/ratesgen"
 )
@@ -56,7 +57,7 @@ func BenchmarkRebuildYear(b *testing.B) {
 		wire[i], _ = proto.Marshal(r)
 	}
 	b.ReportMetric(float64(len(rs)), "records")
-	cpu0 := ratesgen.ProcessCPU()
+	cpu0 := cputime.Seconds()
 	for b.Loop() {
 		v := New(Config{Notice: "N", Reserves: benchReserves, Funds: benchFunds})
 		for _, w := range wire {
@@ -71,7 +72,7 @@ func BenchmarkRebuildYear(b *testing.B) {
 	}
 	// CPU time of the process per rebuild: the machine is shared, and
 	// the wall time counts the other processes too.
-	b.ReportMetric(float64((ratesgen.ProcessCPU()-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
+	b.ReportMetric((cputime.Seconds()-cpu0)*1e9/float64(b.N), "cpu-ns/op")
 }
 
 // BenchmarkRoutes answers each route from a view holding a year and

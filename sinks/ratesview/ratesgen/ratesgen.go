@@ -6,7 +6,6 @@ package ratesgen
 import (
 	"fmt"
 	"math/big"
-	"syscall"
 	"time"
 
 	"google.golang.org/protobuf/proto"
@@ -119,15 +118,4 @@ func Year(end time.Time) []*schemas.RatesRecord {
 		add(day.Add(3*time.Hour), &schemas.RatesFault{Scope: "aave-v3:optimism", Reason: "rpc error: timeout", FirstFailureNs: day.Add(3 * time.Hour).UnixNano()})
 	}
 	return rs
-}
-
-// ProcessCPU is the CPU time the process has used (user and system): the
-// benchmarks of the generated year report it besides wall time, since the
-// machine is shared and the wall time counts the other processes too.
-func ProcessCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		panic(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
