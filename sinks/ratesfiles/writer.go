@@ -19,7 +19,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/marketintel/mi/datasets"
-	"github.com/marketintel/mi/markets/rates"
+	"github.com/marketintel/mi/operators/rates"
 	"github.com/marketintel/mi/schemas"
 	"github.com/marketintel/mi/sinks/parquet"
 )

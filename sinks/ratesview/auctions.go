@@ -4,8 +4,8 @@ import (
 	"sort"
 	"time"
 
-	"github.com/marketintel/mi/markets/rates"
-	"github.com/marketintel/mi/markets/uscal"
+	"github.com/marketintel/mi/operators/rates"
+	"github.com/marketintel/mi/operators/uscal"
 	"github.com/marketintel/mi/schemas"
 )
 
@@ -40,7 +40,7 @@ type AuctionFigure struct {
 	SecurityType string `json:"securityType"`
 	SecurityTerm string `json:"securityTerm"`
 	// Kind is Bill, CMB, Note, Bond, TIPS or FRN; Series the key of "the
-	// same security" (markets/rates.SeriesKey), e.g. "Note 10-Year".
+	// same security" (operators/rates.SeriesKey), e.g. "Note 10-Year".
 	Kind             string `json:"kind"`
 	Series           string `json:"series"`
 	Reopening        bool   `json:"reopening"`

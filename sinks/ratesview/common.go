@@ -3,7 +3,7 @@ package ratesview
 import (
 	"time"
 
-	"github.com/marketintel/mi/markets/uscal"
+	"github.com/marketintel/mi/operators/uscal"
 )
 
 // Source says where a figure comes from and when it was read.

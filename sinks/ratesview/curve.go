@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/marketintel/mi/markets/rates"
-	"github.com/marketintel/mi/markets/uscal"
+	"github.com/marketintel/mi/operators/rates"
+	"github.com/marketintel/mi/operators/uscal"
 	"github.com/marketintel/mi/schemas"
 )
 

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/marketintel/mi/markets/rates"
+	"github.com/marketintel/mi/operators/rates"
 	"github.com/marketintel/mi/schemas"
 )
 
@@ -33,7 +33,7 @@ type BillFigure struct {
 	Date    string `json:"date"`
 	AgeDays int    `json:"ageDays"`
 	// Yield is the published bond-equivalent yield, percent; APY the same
-	// compounded at the bill's 91-day term (markets/rates.BillAPYPercent).
+	// compounded at the bill's 91-day term (operators/rates.BillAPYPercent).
 	Yield  float64 `json:"yield"`
 	APY    float64 `json:"apy"`
 	Days   int     `json:"days"`

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/marketintel/mi/markets/rates"
+	"github.com/marketintel/mi/operators/rates"
 	"github.com/marketintel/mi/schemas"
 )
 

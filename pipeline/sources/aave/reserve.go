@@ -1,7 +1,7 @@
 // Package aave reads Aave v3 reserves on chain: the Pool's
 // getReserveData(address) for USDC on five chains (Chains), decoded per the
 // Pool's ABI into the rates of a schemas.LendingRate. The rates are in ray
-// (1e27 = 100 % APR); markets/rates turns them into APR and APY.
+// (1e27 = 100 % APR); operators/rates turns them into APR and APY.
 //
 // The ABI. Every Aave v3 Pool (v3.0 to v3.4) answers getReserveData(address)
 // (selector 0x35ea6a75) with the same 15-word struct: in v3.0 it is the

@@ -12,12 +12,12 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/marketintel/mi/internal/fixtures"
+	"github.com/marketintel/mi/internal/ratesfeedtest"
 	"github.com/marketintel/mi/pipeline/sources/aave"
 	"github.com/marketintel/mi/pipeline/sources/aave/aavetest"
 	"github.com/marketintel/mi/pipeline/sources/chain/chaintest"
 	"github.com/marketintel/mi/pipeline/sources/clock"
 	"github.com/marketintel/mi/pipeline/sources/ratesfeed"
-	"github.com/marketintel/mi/pipeline/sources/ratesfeed/ratesfeedtest"
 	"github.com/marketintel/mi/schemas"
 	"github.com/marketintel/mi/sinks/ratesview"
 )

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/marketintel/mi/internal/pubreplay"
+	"github.com/marketintel/mi/internal/ratesfeedtest"
 	"github.com/marketintel/mi/pipeline/sources/clock"
-	"github.com/marketintel/mi/pipeline/sources/ratesfeed/ratesfeedtest"
 )
 
 // TestSourceEndToEnd serves the hand-made portal answers (testdata; no

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/marketintel/mi/internal/fixtures"
-	"github.com/marketintel/mi/markets/rates"
+	"github.com/marketintel/mi/operators/rates"
 )
 
 func readFixture(tb testing.TB, rel string) []byte {
@@ -165,7 +165,7 @@ func check(t *testing.T, s Series, err error) {
 }
 
 // TestBreakevenMatchesT10YIE checks the breakeven formula of the curve
-// route (markets/rates.BreakevenPercent: nominal 10-year minus real
+// route (operators/rates.BreakevenPercent: nominal 10-year minus real
 // 10-year) against FRED's own 10-year breakeven, T10YIE: on every one of
 // the 2,626 days of 2010-2020 with all three series, DGS10 − DFII10 is
 // T10YIE to the published two decimals.

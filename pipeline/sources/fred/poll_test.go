@@ -9,8 +9,8 @@ import (
 
 	"github.com/marketintel/mi/internal/fixtures"
 	"github.com/marketintel/mi/internal/pubreplay"
+	"github.com/marketintel/mi/internal/ratesfeedtest"
 	"github.com/marketintel/mi/pipeline/sources/clock"
-	"github.com/marketintel/mi/pipeline/sources/ratesfeed/ratesfeedtest"
 	"github.com/marketintel/mi/schemas"
 )
 

@@ -8,10 +8,10 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/marketintel/mi/internal/ratesfeedtest"
 	"github.com/marketintel/mi/pipeline/sources/chain/chaintest"
 	"github.com/marketintel/mi/pipeline/sources/clock"
 	"github.com/marketintel/mi/pipeline/sources/poll"
-	"github.com/marketintel/mi/pipeline/sources/ratesfeed/ratesfeedtest"
 	"github.com/marketintel/mi/pipeline/sources/tokenfunds"
 	"github.com/marketintel/mi/pipeline/sources/tokenfunds/fundtest"
 	"github.com/marketintel/mi/schemas"

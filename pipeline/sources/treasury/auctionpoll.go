@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/marketintel/mi/markets/uscal"
+	"github.com/marketintel/mi/operators/uscal"
 	"github.com/marketintel/mi/pipeline/sources"
 	"github.com/marketintel/mi/pipeline/sources/poll"
 	"github.com/marketintel/mi/pipeline/sources/ratesfeed"

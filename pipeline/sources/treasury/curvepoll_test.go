@@ -9,10 +9,10 @@ import (
 
 	"github.com/marketintel/mi/internal/fixtures"
 	"github.com/marketintel/mi/internal/pubreplay"
+	"github.com/marketintel/mi/internal/ratesfeedtest"
 	"github.com/marketintel/mi/pipeline/sources"
 	"github.com/marketintel/mi/pipeline/sources/clock"
 	"github.com/marketintel/mi/pipeline/sources/ratesfeed"
-	"github.com/marketintel/mi/pipeline/sources/ratesfeed/ratesfeedtest"
 	"github.com/marketintel/mi/schemas"
 )
 

@@ -10,7 +10,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	"github.com/marketintel/mi/markets/uscal"
+	"github.com/marketintel/mi/operators/uscal"
 	"github.com/marketintel/mi/schemas"
 )
 

@@ -1,4 +1,5 @@
-// Package ratesfeedtest reads the records of a rates source in tests.
+// Package ratesfeedtest reads the records of a rates source in tests and
+// runs the faults every polled rates source must survive (Polite).
 package ratesfeedtest
 
 import (
