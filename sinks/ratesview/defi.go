@@ -88,14 +88,14 @@ func (v *View) DefiSpread(now time.Time) (*DefiSpreadAnswer, error) {
 	defer v.mu.RUnlock()
 	a := &DefiSpreadAnswer{AsOf: timestamp(now.UnixNano()), ThresholdBp: rates.SpreadThresholdBp, Method: DefiMethod, Chains: []ChainRate{}}
 	a.Bill3M = v.bill3M(now)
-	any := false
+	read := false
 	sum := 0.0
 	for _, r := range v.cfg.Reserves {
 		c := ChainRate{Protocol: r.Protocol, Chain: r.Chain, ChainID: r.ChainID, Pool: r.Pool, Asset: r.Asset, Symbol: r.Symbol}
 		s := v.lending[r.Protocol+"|"+r.Chain+"|"+r.Asset]
 		scope := schemas.LendingScope(r.Protocol, r.Chain)
 		if s != nil {
-			any = true
+			read = true
 			l := s.latest.rec.GetLending()
 			supply, ok1 := rates.RayToAPRPercent(l.LiquidityRateRay)
 			borrow, ok2 := rates.RayToAPRPercent(l.VariableBorrowRateRay)
@@ -121,7 +121,7 @@ func (v *View) DefiSpread(now time.Time) (*DefiSpreadAnswer, error) {
 		}
 		a.Chains = append(a.Chains, c)
 	}
-	if !any {
+	if !read {
 		return nil, ErrNoData
 	}
 	if a.ChainsAveraged > 0 {

@@ -77,13 +77,13 @@ func (v *View) TokenizedTreasuries(now time.Time) (*TokenizedAnswer, error) {
 	v.mu.RLock()
 	defer v.mu.RUnlock()
 	a := &TokenizedAnswer{AsOf: timestamp(now.UnixNano()), ThresholdPercentPerDay: rates.GaugeThreshold, Method: TokenizedMethod, Funds: []FundFigure{}}
-	any := false
+	read := false
 	var sum24, sum7 float64
 	for _, f := range v.cfg.Funds {
 		ff := FundFigure{Symbol: f.Symbol, Name: f.Name, Issuer: f.Issuer, Chain: f.Chain, Token: f.Token}
 		s := v.funds[f.Chain+"|"+f.Symbol]
 		if s != nil && len(s.snaps) > 0 {
-			any = true
+			read = true
 			latest := s.snaps[s.newest]
 			fs := latest.rec.GetFundSupply()
 			supply, ok := rates.TokenAmount(fs.TotalSupplyRaw, fs.Decimals)
@@ -110,7 +110,7 @@ func (v *View) TokenizedTreasuries(now time.Time) (*TokenizedAnswer, error) {
 		}
 		a.Funds = append(a.Funds, ff)
 	}
-	if !any {
+	if !read {
 		return nil, ErrNoSnapshot
 	}
 	if a.Aggregate.Funds24h > 0 {
