@@ -60,8 +60,9 @@ type field struct {
 }
 
 // fieldsOf maps the parquet column names of the struct T to its fields;
-// ok is false when T has a field of another type than int64, float64,
-// string and bool (a list: such rows go through the generic reader).
+// ok is false when T has a field the column reader does not decode (a
+// pointer for an optional column, ...): such rows go through the generic
+// reader.
 func fieldsOf[T any]() (fields map[string]field, ok bool) {
 	t := reflect.TypeFor[T]()
 	out := map[string]field{}
