@@ -554,3 +554,50 @@ func nonNil(s []string) []string {
 	}
 	return s
 }
+
+// Errors of the route answers: the routes answer 404 (not charged).
+var (
+	// ErrNoNews: nothing matches the query.
+	ErrNoNews = errors.New("no news matches")
+	// ErrUnknownSymbol: the symbol is neither a covered coin nor a US
+	// issuer SEC's ticker file lists.
+	ErrUnknownSymbol = errors.New("unknown symbol")
+)
+
+// MaxQueryLen bounds the query text of /api/v1/news.
+const MaxQueryLen = 200
+
+// List answers GET /api/v1/news: category (crypto, stocks, filings or
+// empty), query (keyword, company name or ticker; empty for any), limit
+// (0 = 20). A bad parameter is ErrBadQuery naming it; no match ErrNoNews.
+func (v *View) List(category, query string, limit int) ([]Document, error) {
+	if len(query) > MaxQueryLen {
+		return nil, fmt.Errorf("%w: query is longer than %d characters", ErrBadQuery, MaxQueryLen)
+	}
+	docs, err := v.Find(Query{Category: category, Text: query, Limit: limit})
+	if err != nil {
+		return nil, err
+	}
+	if len(docs) == 0 {
+		return nil, ErrNoNews
+	}
+	return docs, nil
+}
+
+// ForSymbol answers GET /api/v1/news/symbol: the items tagged with symbol
+// (as Resolve reads it), newest first. An unknown symbol is
+// ErrUnknownSymbol, a known one without news ErrNoNews.
+func (v *View) ForSymbol(symbol string, limit int) ([]Document, error) {
+	s, ok := v.dict.Resolve(symbol)
+	if !ok {
+		return nil, fmt.Errorf("%w: %q", ErrUnknownSymbol, symbol)
+	}
+	docs, err := v.Find(Query{Symbol: s, Limit: limit})
+	if err != nil {
+		return nil, err
+	}
+	if len(docs) == 0 {
+		return nil, fmt.Errorf("%w for %s", ErrNoNews, s)
+	}
+	return docs, nil
+}

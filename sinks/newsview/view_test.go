@@ -8,6 +8,7 @@ import (
 	"os"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -333,4 +334,37 @@ func BenchmarkFind100k(b *testing.B) {
 	slices.Sort(lat)
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
 	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
+}
+
+func TestRouteAnswers(t *testing.T) {
+	v := newView(t, 10*365*24*time.Hour)
+	for _, n := range append(fixtureItems(t), adbe()) {
+		if err := v.Apply(n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if docs, err := v.List("", "", 0); err != nil || len(docs) != DefaultLimit {
+		t.Errorf("%d %v", len(docs), err)
+	}
+	if docs, err := v.List("crypto", "Tether", 5); err != nil || len(docs) != 5 || docs[0].Category != "crypto" {
+		t.Errorf("%d %v", len(docs), err)
+	}
+	if _, err := v.List("filings", "bitcoin", 0); !errors.Is(err, ErrNoNews) {
+		t.Errorf("%v", err)
+	}
+	if _, err := v.List("", strings.Repeat("x", MaxQueryLen+1), 0); !errors.Is(err, ErrBadQuery) {
+		t.Errorf("%v", err)
+	}
+	if docs, err := v.ForSymbol("adbe", 1); err != nil || docs[0].ID != "sec:0000796343-23-000044" {
+		t.Errorf("%v %v", docs, err)
+	}
+	if _, err := v.ForSymbol("ZZZZZZ", 0); !errors.Is(err, ErrUnknownSymbol) {
+		t.Errorf("%v", err)
+	}
+	if _, err := v.ForSymbol("MSFT", 0); !errors.Is(err, ErrNoNews) {
+		t.Errorf("%v", err)
+	}
+	if _, err := v.ForSymbol("BTC", 101); !errors.Is(err, ErrBadQuery) {
+		t.Errorf("%v", err)
+	}
 }
