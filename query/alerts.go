@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"regexp"
 	"slices"
 	"strconv"
@@ -15,6 +14,7 @@ import (
 	"github.com/gofiber/fiber/v3"
 
 	"github.com/marketintel/mi/operators"
+	"github.com/marketintel/mi/query/api"
 	"github.com/marketintel/mi/sinks/alerts"
 )
 
@@ -41,43 +41,12 @@ var (
 )
 
 func init() {
-	registerRoutes(func(s *Server) []Route {
-		return []Route{
-			{
-				Method: fiber.MethodPost, Path: "/api/v1/alerts/subscriptions", PriceMicroUSD: priceAlertSubscription,
-				Summary: "Buy an alert pack (200 signed webhook deliveries, 7 days) for events of symbols; the secret is shown once.",
-				Handler: s.handleAlertCreate,
-			},
-			{
-				Method: fiber.MethodGet, Path: "/api/v1/alerts/subscriptions/:id",
-				Summary: "Status of an alert subscription (X-Alert-Secret).",
-				Handler: s.handleAlertGet,
-			},
-			{
-				Method: fiber.MethodDelete, Path: "/api/v1/alerts/subscriptions/:id",
-				Summary: "Cancel an alert subscription (X-Alert-Secret).",
-				Handler: s.handleAlertCancel,
-			},
-			{
-				Method: fiber.MethodPost, Path: "/api/v1/alerts/subscriptions/:id/test",
-				Summary: "Send a signed test delivery now and report the receiver's answer (X-Alert-Secret).",
-				Handler: s.handleAlertTest,
-			},
-			{
-				Method: fiber.MethodPost, Path: "/api/v1/alerts/subscriptions/:id/resume",
-				Summary: "Resume a suspended alert subscription (X-Alert-Secret).",
-				Handler: s.handleAlertResume,
-			},
-			{
-				Method: fiber.MethodGet, Path: "/api/v1/alerts/subscriptions/:id/events",
-				Summary: "Events of the last 14 days for a subscription, with payloads and delivery state (X-Alert-Secret).",
-				Handler: s.handleAlertEvents,
-			},
-		}
-	})
-	registerParameterNames("body", "url", "events", "categories", "minMateriality", "tokens", "forms", "since")
-	registerAlertOpenAPI()
+	registerRoutes(func(s *Server) []api.Operation { return s.alertOperations() })
 }
+
+// time0 is a clock for checking since, whose validity does not depend on
+// the time (the default does).
+var time0 = time.Time{}
 
 // alertCreateBody is the body of POST /api/v1/alerts/subscriptions.
 type alertCreateBody struct {
@@ -134,15 +103,11 @@ func subscriptionView(sub alerts.Subscription, secret string) alertSubscriptionV
 }
 
 func sendAlertJSON(c fiber.Ctx, status int, v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Errorf("cannot encode alert response: %w", err)
-	}
-	return sendJSON(c, status, b)
+	return api.SendValue(c, status, v)
 }
 
 func sendAlertError(c fiber.Ctx, status int, code, msg string) error {
-	return sendJSON(c, status, appendErrorBody(nil, code, msg))
+	return api.SendError(c, status, code, msg)
 }
 
 // alertsReady answers 404 (error unavailable) when the server has no alert
@@ -156,28 +121,28 @@ func (s *Server) alertsReady(c fiber.Ctx) bool {
 }
 
 // parseAlertCreate validates a create body field by field.
-func (s *Server) parseAlertCreate(ctx context.Context, body []byte) (alerts.NewSubscription, *paramError) {
+func (s *Server) parseAlertCreate(ctx context.Context, body []byte) (alerts.NewSubscription, *api.ParamError) {
 	var n alerts.NewSubscription
 	var b alertCreateBody
 	const shape = "a JSON object with url, events and optionally symbols, categories, minMateriality, tokens, forms"
 	if len(body) > maxAlertBodyBytes {
-		return n, &paramError{param: "body", message: "the body is larger than 16 KiB", acceptedRange: shape}
+		return n, &api.ParamError{Param: "body", Message: "the body is larger than 16 KiB", Range: shape}
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&b); err != nil {
-		return n, &paramError{param: "body", message: "the body must be " + shape + ": " + err.Error(), acceptedRange: shape}
+		return n, &api.ParamError{Param: "body", Message: "the body must be " + shape + ": " + err.Error(), Range: shape}
 	}
 	if dec.More() {
-		return n, &paramError{param: "body", message: "the body must be one JSON object", acceptedRange: shape}
+		return n, &api.ParamError{Param: "body", Message: "the body must be one JSON object", Range: shape}
 	}
 	// events
 	if len(b.Events) == 0 {
-		return n, &paramError{param: "events", message: "events must name at least one event", acceptedList: operators.AlertEventNames}
+		return n, &api.ParamError{Param: "events", Message: "events must name at least one event", Accepted: operators.AlertEventNames}
 	}
 	for _, e := range b.Events {
 		if !operators.IsAlertEvent(e) {
-			return n, &paramError{param: "events", message: "unknown event " + strconv.Quote(e), acceptedList: operators.AlertEventNames}
+			return n, &api.ParamError{Param: "events", Message: "unknown event " + strconv.Quote(e), Accepted: operators.AlertEventNames}
 		}
 		if !slices.Contains(n.Events, e) {
 			n.Events = append(n.Events, e)
@@ -186,33 +151,33 @@ func (s *Server) parseAlertCreate(ctx context.Context, body []byte) (alerts.NewS
 	// url
 	const urlRange = "a public https URL (no loopback, private, link-local, CGNAT or metadata address), at most 2048 characters"
 	if b.URL == "" {
-		return n, &paramError{param: "url", message: "url is required", acceptedRange: urlRange}
+		return n, &api.ParamError{Param: "url", Message: "url is required", Range: urlRange}
 	}
 	if err := s.d.Alerts.Safety().CheckURL(ctx, b.URL); err != nil {
-		return n, &paramError{param: "url", message: err.Error(), acceptedRange: urlRange}
+		return n, &api.ParamError{Param: "url", Message: err.Error(), Range: urlRange}
 	}
 	n.URL = b.URL
 	// symbols
 	const symRange = "up to 50 symbols, each 1 to 32 characters: letters, digits, '.', '-', '_' (case-insensitive)"
 	if len(b.Symbols) > maxAlertSymbols {
-		return n, &paramError{param: "symbols", message: "too many symbols", acceptedRange: symRange}
+		return n, &api.ParamError{Param: "symbols", Message: "too many symbols", Range: symRange}
 	}
 	for _, raw := range b.Symbols {
-		sym, perr := parseSymbol(raw)
+		sym, perr := api.ParseSymbol(raw)
 		if perr != nil {
-			return n, &paramError{param: "symbols", message: "bad symbol " + strconv.Quote(raw), acceptedRange: symRange}
+			return n, &api.ParamError{Param: "symbols", Message: "bad symbol " + strconv.Quote(raw), Range: symRange}
 		}
 		if !slices.Contains(n.Filters.Symbols, sym) {
 			n.Filters.Symbols = append(n.Filters.Symbols, sym)
 		}
 	}
 	if slices.Contains(n.Events, operators.AlertSECFiling) && len(n.Filters.Symbols) == 0 {
-		return n, &paramError{param: "symbols", message: "sec_filing requires symbols (US tickers)", acceptedRange: symRange}
+		return n, &api.ParamError{Param: "symbols", Message: "sec_filing requires symbols (US tickers)", Range: symRange}
 	}
 	// categories
 	for _, cat := range b.Categories {
 		if !slices.Contains(alertCategories, cat) {
-			return n, &paramError{param: "categories", message: "unknown category " + strconv.Quote(cat), acceptedList: alertCategories}
+			return n, &api.ParamError{Param: "categories", Message: "unknown category " + strconv.Quote(cat), Accepted: alertCategories}
 		}
 		if !slices.Contains(n.Filters.Categories, cat) {
 			n.Filters.Categories = append(n.Filters.Categories, cat)
@@ -221,21 +186,21 @@ func (s *Server) parseAlertCreate(ctx context.Context, body []byte) (alerts.NewS
 	// minMateriality
 	if b.MinMateriality != nil {
 		if *b.MinMateriality < 1 || *b.MinMateriality > 5 {
-			return n, &paramError{param: "minMateriality", message: "minMateriality must be an integer from 1 to 5", acceptedRange: "integer 1 to 5, default 4"}
+			return n, &api.ParamError{Param: "minMateriality", Message: "minMateriality must be an integer from 1 to 5", Range: "integer 1 to 5, default 4"}
 		}
 		n.Filters.MinMateriality = *b.MinMateriality
 	}
 	// tokens
 	const tokRange = "up to 5 objects {address, chain}: chain one of base, ethereum, arbitrum, optimism, polygon, solana; address 0x + 40 hex digits on EVM chains, base58 (32 to 44 characters) on solana"
 	if len(b.Tokens) > maxAlertTokens {
-		return n, &paramError{param: "tokens", message: "at most 5 tokens", acceptedRange: tokRange}
+		return n, &api.ParamError{Param: "tokens", Message: "at most 5 tokens", Range: tokRange}
 	}
 	for _, t := range b.Tokens {
 		if !slices.Contains(alertChains, t.Chain) {
-			return n, &paramError{param: "tokens", message: "unknown chain " + strconv.Quote(t.Chain), acceptedList: alertChains}
+			return n, &api.ParamError{Param: "tokens", Message: "unknown chain " + strconv.Quote(t.Chain), Accepted: alertChains}
 		}
 		if t.Chain == "solana" && !solanaAddress.MatchString(t.Address) || t.Chain != "solana" && !evmAddress.MatchString(t.Address) {
-			return n, &paramError{param: "tokens", message: "bad " + t.Chain + " address " + strconv.Quote(t.Address), acceptedRange: tokRange}
+			return n, &api.ParamError{Param: "tokens", Message: "bad " + t.Chain + " address " + strconv.Quote(t.Address), Range: tokRange}
 		}
 		if t.Chain != "solana" {
 			t.Address = strings.ToLower(t.Address)
@@ -243,13 +208,13 @@ func (s *Server) parseAlertCreate(ctx context.Context, body []byte) (alerts.NewS
 		n.Filters.Tokens = append(n.Filters.Tokens, t)
 	}
 	if slices.Contains(n.Events, operators.AlertTokenRiskChange) && len(n.Filters.Tokens) == 0 {
-		return n, &paramError{param: "tokens", message: "token_risk_change requires tokens", acceptedRange: tokRange}
+		return n, &api.ParamError{Param: "tokens", Message: "token_risk_change requires tokens", Range: tokRange}
 	}
 	// forms
 	for _, f := range b.Forms {
 		i := slices.Index(alertForms, f)
 		if i < 0 {
-			return n, &paramError{param: "forms", message: "unknown form " + strconv.Quote(f), acceptedList: alertForms}
+			return n, &api.ParamError{Param: "forms", Message: "unknown form " + strconv.Quote(f), Accepted: alertForms}
 		}
 		if !slices.Contains(n.Filters.Forms, alertForms[i]) {
 			n.Filters.Forms = append(n.Filters.Forms, alertForms[i])
@@ -264,9 +229,9 @@ func (s *Server) handleAlertCreate(c fiber.Ctx) error {
 	}
 	n, perr := s.parseAlertCreate(c.Context(), c.Body())
 	if perr != nil {
-		return sendParamError(c, perr)
+		return api.SendParamError(c, perr)
 	}
-	if p, ok := PaymentOf(c); ok {
+	if p, ok := api.PaymentOf(c); ok {
 		n.Payer = p.Method
 		if p.Payer != "" {
 			n.Payer += ":" + p.Payer
@@ -285,7 +250,7 @@ func (s *Server) alertSubscription(c fiber.Ctx) (alerts.Subscription, bool, erro
 	if !s.alertsReady(c) {
 		return alerts.Subscription{}, false, nil
 	}
-	sub, err := s.d.Alerts.Store().Get(c.Context(), c.Params("id"), c.Get(alertSecretHeader))
+	sub, err := s.d.Alerts.Store().Get(c.Context(), alertIDParam.Get(c), alertSecretParam.Get(c))
 	if errors.Is(err, alerts.ErrNotFound) {
 		return sub, false, sendAlertError(c, fiber.StatusNotFound, "not_found", "no subscription with this id and X-Alert-Secret")
 	}
@@ -307,7 +272,7 @@ func (s *Server) handleAlertCancel(c fiber.Ctx) error {
 	if !s.alertsReady(c) {
 		return nil
 	}
-	sub, err := s.d.Alerts.Store().Cancel(c.Context(), c.Params("id"), c.Get(alertSecretHeader))
+	sub, err := s.d.Alerts.Store().Cancel(c.Context(), alertIDParam.Get(c), alertSecretParam.Get(c))
 	if errors.Is(err, alerts.ErrNotFound) {
 		return sendAlertError(c, fiber.StatusNotFound, "not_found", "no subscription with this id and X-Alert-Secret")
 	}
@@ -321,7 +286,7 @@ func (s *Server) handleAlertResume(c fiber.Ctx) error {
 	if !s.alertsReady(c) {
 		return nil
 	}
-	sub, err := s.d.Alerts.Store().Resume(c.Context(), c.Params("id"), c.Get(alertSecretHeader))
+	sub, err := s.d.Alerts.Store().Resume(c.Context(), alertIDParam.Get(c), alertSecretParam.Get(c))
 	switch {
 	case errors.Is(err, alerts.ErrNotFound):
 		return sendAlertError(c, fiber.StatusNotFound, "not_found", "no subscription with this id and X-Alert-Secret")
@@ -364,7 +329,7 @@ type alertEventView struct {
 }
 
 // parseSince reads since: RFC 3339 or Unix seconds; empty means 14 days ago.
-func parseSince(raw string, now time.Time) (time.Time, *paramError) {
+func parseSince(raw string, now time.Time) (time.Time, *api.ParamError) {
 	const r = "an RFC 3339 time (2026-03-02T10:00:00Z) or Unix seconds; events older than 14 days are gone"
 	if raw == "" {
 		return now.Add(-alerts.EventRetention), nil
@@ -375,21 +340,18 @@ func parseSince(raw string, now time.Time) (time.Time, *paramError) {
 	if n, err := strconv.ParseInt(raw, 10, 64); err == nil && n >= 0 && n < 1<<40 {
 		return time.Unix(n, 0), nil
 	}
-	return time.Time{}, &paramError{param: "since", message: "since must be " + r, acceptedRange: r}
+	return time.Time{}, &api.ParamError{Param: "since", Message: "since must be " + r, Range: r}
 }
 
 func (s *Server) handleAlertEvents(c fiber.Ctx) error {
 	if !s.alertsReady(c) {
 		return nil
 	}
-	since, perr := parseSince(c.Query("since"), s.d.Alerts.Store().Now())
+	since, perr := parseSince(alertSinceParam.Get(c), s.d.Alerts.Store().Now())
 	if perr != nil {
-		return sendParamError(c, perr)
+		panic("BUG: since passed its check and failed its parse: " + perr.Message)
 	}
-	limit, perr := parseLimit(c.Query("limit"), defaultAlertLimit, maxAlertLimit)
-	if perr != nil {
-		return sendParamError(c, perr)
-	}
+	limit := int(alertLimitParam.Get(c))
 	sub, ok, err := s.alertSubscription(c)
 	if !ok {
 		return err
@@ -419,7 +381,7 @@ func (s *Server) handleAlertEvents(c fiber.Ctx) error {
 		out.Events = append(out.Events, v)
 	}
 	// Read after the hand-out so deliveriesLeft counts it.
-	if sub, err = s.d.Alerts.Store().Get(c.Context(), sub.ID, c.Get(alertSecretHeader)); err != nil {
+	if sub, err = s.d.Alerts.Store().Get(c.Context(), sub.ID, alertSecretParam.Get(c)); err != nil {
 		return err
 	}
 	out.Status, out.DeliveriesLeft = sub.Status, sub.DeliveriesLeft

@@ -35,7 +35,7 @@ func FuzzAlertCreateBody(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
 		n, perr := s.parseAlertCreate(context.Background(), body)
 		if perr != nil {
-			if perr.param == "" || (perr.acceptedList == nil && perr.acceptedRange == "") {
+			if perr.Param == "" || (perr.Accepted == nil && perr.Range == "") {
 				t.Fatalf("error without parameter or accepted values: %+v", perr)
 			}
 			return

@@ -1,12 +1,13 @@
 package query
 
 import (
-	"encoding/json"
 	"time"
 
 	"github.com/gofiber/fiber/v3"
 
+	"github.com/marketintel/mi/query/api"
 	"github.com/marketintel/mi/query/history"
+	"github.com/marketintel/mi/query/schema"
 	"github.com/marketintel/mi/schemas"
 )
 
@@ -21,131 +22,113 @@ const (
 	maxBacktestSpan           = 366 * 24 * time.Hour
 )
 
-func init() {
-	registerRoutes(func(s *Server) []Route {
-		return []Route{{
-			Method:        fiber.MethodGet,
-			Path:          "/api/v1/intelligence/backtest",
-			PriceMicroUSD: priceBacktest,
-			Summary:       "Walk-forward backtest of the stored signals without look-ahead: forward returns, win rates, MFE/MAE, confidence calibration.",
-			Handler:       s.handleBacktest,
-		}, {
-			Method:  fiber.MethodGet,
-			Path:    "/api/v1/intelligence/backtest/:id",
-			Summary: "A backtest run stored with persist=true, by its id (free: the run was paid for when it was made).",
-			Handler: s.handleStoredBacktest,
-		}}
-	})
-	apiOperations["GET /api/v1/intelligence/backtest"] = apiOperation{
-		id: "backtestSignals",
-		params: []obj{
-			windowParam(),
-			numberParam("minConfidence", "Minimum confidence score of a qualifying signal.", defaultMinConfidence, 0, 100),
-			countParam("minBaselineSamples", "Minimum baseline samples of a qualifying signal; values below 2 are raised to 2.", defaultMinBaselineSamples, maxBaselineSamples),
-			instantParam("start", "Start, ISO-8601 UTC; 24 hours before end when omitted.", false),
-			instantParam("end", "End, ISO-8601 UTC, after start, at most 366 days after it; now when omitted.", false),
-			{{"name", "symbols"}, {"in", "query"}, {"required", false},
-				{"description", "Comma-separated symbols (up to 20); all symbols with history when omitted."}, {"schema", tString}},
-			{{"name", "persist"}, {"in", "query"}, {"required", false},
-				{"description", "true stores the run under the data directory and answers its id."},
-				{"schema", obj{{"type", "string"}, {"enum", []string{"true", "false"}}, {"default", "false"}}}},
-		},
-		responses: obj{
-			{"200", jsonResponse("BacktestResults (spec §2.6); id only when persist=true.", ref("BacktestResults"))},
-			{"400", refResponse("InvalidParameter")},
-			{"404", jsonResponse("No stored signal documents of the window in the range; not charged.", ref("HistoryNoDataError"))},
-			{"500", refResponse("Internal")},
-		},
-	}
-	apiOperations["GET /api/v1/intelligence/backtest/:id"] = apiOperation{
-		id: "getStoredBacktest",
-		params: []obj{{{"name", "id"}, {"in", "path"}, {"required", true},
-			{"description", "The id a backtest with persist=true answered (bt_…); unguessable, so it is the only key."},
-			{"schema", tString}}},
-		responses: obj{
-			{"200", jsonResponse("The stored BacktestResults, id included, exactly as persist=true answered them.", ref("BacktestResults"))},
-			{"404", jsonResponse("No stored run with this id (or no history on this server).", ref("HistoryNoDataError"))},
-			{"500", refResponse("Internal")},
-		},
-	}
-	stats := object("BacktestEventStats (spec §2.6). Returns are percent in the signal's direction; win rates percent.", obj{
-		{"occurrences", tCount},
-		{"averageConfidence", tNumber},
-		{"winRate5m", tPercent()}, {"winRate15m", tPercent()}, {"winRate60m", tPercent()},
-		{"averageReturn5mPercent", tNumber}, {"averageReturn15mPercent", tNumber}, {"averageReturn60mPercent", tNumber},
-		{"medianReturn15mPercent", tNumber},
-		{"averageMfe15mPercent", described(tNumber, "Mean maximum favorable excursion over 15 minutes, percent ≥ 0.")},
-		{"averageMae15mPercent", described(tNumber, "Mean maximum adverse excursion over 15 minutes, percent ≥ 0.")},
-		{"direction", tEnum("BULLISH", "BEARISH", "MIXED")},
-	})
-	registerSchema("BacktestEventStats", stats)
-	registerSchema("BacktestReturnStats", object("BacktestReturnStats (spec §2.6).", obj{
-		{"samples", tCount}, {"averagePercent", tNumber}, {"medianPercent", tNumber},
-		{"positiveRate", described(tPercent(), "Percentage of positive returns.")},
-	}))
-	props := obj{
-		{"start", tDateTime}, {"end", tDateTime},
-		{"window", tEnum(schemas.Windows...)},
-		{"symbolsAnalyzed", tCount},
-		{"signalsEvaluated", tCount},
-		{"minConfidence", tInteger},
-		{"minBaselineSamples", tInteger},
-		{"methodology", tString},
-		{"dataResolution", described(tString, "Stored candle resolutions read, comma-separated; none without candles.")},
-		{"effectiveWindow", described(tString, "Analysis window in seconds.")},
-		{"signals", obj{{"type", "object"}, {"description", "By event type."}, {"additionalProperties", ref("BacktestEventStats")}}},
-		{"confidenceCalibration", obj{{"type", "object"}, {"description", "By confidence decile: 60-69, 70-79, 80-89, 90-100."},
-			{"additionalProperties", ref("BacktestEventStats")}}},
-		{"allSignalsForwardReturns", object("Forward returns of every evaluated signal.", obj{
-			{"1m", ref("BacktestReturnStats")}, {"5m", ref("BacktestReturnStats")},
-			{"15m", ref("BacktestReturnStats")}, {"60m", ref("BacktestReturnStats")},
+var (
+	minConfidenceParam = api.Number{Name: "minConfidence", Desc: "Minimum confidence score of a qualifying signal, 0 to 100.",
+		Min: 0, Max: 100, Default: defaultMinConfidence}
+	minBaselineParam = api.Int{Name: "minBaselineSamples", Desc: "Minimum baseline samples of a qualifying signal; values below 2 are raised to 2.",
+		Min: 0, Max: maxBaselineSamples, Default: defaultMinBaselineSamples}
+	backtestStartParam   = api.Instant{Name: "start", Desc: "Start, ISO-8601 UTC; 24 hours before end when omitted."}
+	backtestEndParam     = api.Instant{Name: "end", Desc: "End, ISO-8601 UTC, after start, at most 366 days after it; now when omitted."}
+	backtestSymbolsParam = api.Symbols{Desc: "Comma-separated symbols (up to 20); all symbols with history when omitted."}
+	persistParam         = api.Bool{Name: "persist", Desc: "true stores the run under the data directory and answers its id."}
+	backtestIDParam      = api.Text{Name: "id", In: api.InPath,
+		Desc: "The id a backtest with persist=true answered (bt_…); unguessable, so it is the only key."}
+	backtestSchema = backtestResultsSchema()
+)
+
+// backtestResultsSchema is BacktestResults (spec §2.6) with the id of a
+// persisted run.
+func backtestResultsSchema() schema.Named {
+	eventStats := schema.Named{Name: "BacktestEventStats", Schema: schema.Object("BacktestEventStats (spec §2.6). Returns are percent in the signal's direction; win rates percent.", schema.Obj{
+		{"occurrences", schema.Count},
+		{"averageConfidence", schema.Number},
+		{"winRate5m", schema.Percent()}, {"winRate15m", schema.Percent()}, {"winRate60m", schema.Percent()},
+		{"averageReturn5mPercent", schema.Number}, {"averageReturn15mPercent", schema.Number}, {"averageReturn60mPercent", schema.Number},
+		{"medianReturn15mPercent", schema.Number},
+		{"averageMfe15mPercent", schema.Described(schema.Number, "Mean maximum favorable excursion over 15 minutes, percent ≥ 0.")},
+		{"averageMae15mPercent", schema.Described(schema.Number, "Mean maximum adverse excursion over 15 minutes, percent ≥ 0.")},
+		{"direction", schema.Enum("BULLISH", "BEARISH", "MIXED")},
+	})}
+	returnStats := schema.Named{Name: "BacktestReturnStats", Schema: schema.Object("BacktestReturnStats (spec §2.6).", schema.Obj{
+		{"samples", schema.Count}, {"averagePercent", schema.Number}, {"medianPercent", schema.Number},
+		{"positiveRate", schema.Described(schema.Percent(), "Percentage of positive returns.")},
+	})}
+	props := schema.Obj{
+		{"start", schema.DateTime}, {"end", schema.DateTime},
+		{"window", schema.Enum(schemas.Windows...)},
+		{"symbolsAnalyzed", schema.Count},
+		{"signalsEvaluated", schema.Count},
+		{"minConfidence", schema.Integer},
+		{"minBaselineSamples", schema.Integer},
+		{"methodology", schema.String},
+		{"dataResolution", schema.Described(schema.String, "Stored candle resolutions read, comma-separated; none without candles.")},
+		{"effectiveWindow", schema.Described(schema.String, "Analysis window in seconds.")},
+		{"signals", schema.Obj{{"type", "object"}, {"description", "By event type."}, {"additionalProperties", eventStats}}},
+		{"confidenceCalibration", schema.Obj{{"type", "object"}, {"description", "By confidence decile: 60-69, 70-79, 80-89, 90-100."},
+			{"additionalProperties", eventStats}}},
+		{"allSignalsForwardReturns", schema.Object("Forward returns of every evaluated signal.", schema.Obj{
+			{"1m", returnStats}, {"5m", returnStats}, {"15m", returnStats}, {"60m", returnStats},
 		})},
 	}
-	schema := object("BacktestResults (spec §2.6).", props)
+	required := make([]string, len(props))
+	for i, p := range props {
+		required[i] = p.K
+	}
 	// id is present only on persisted runs.
-	schema = append(schema[:len(schema)-3], kv{"properties", append(obj{{"id", described(tString, "Id of the persisted run (persist=true only).")}}, props...)},
-		schema[len(schema)-2], schema[len(schema)-1])
-	registerSchema("BacktestResults", schema)
+	return schema.Named{Name: "BacktestResults", Schema: schema.Obj{
+		{"description", "BacktestResults (spec §2.6)."}, {"type", "object"},
+		{"properties", append(schema.Obj{{"id", schema.Described(schema.String, "Id of the persisted run (persist=true only).")}}, props...)},
+		{"required", required}, {"additionalProperties", false},
+	}}
+}
+
+// backtestOperations declares the backtest and the stored runs.
+func (s *Server) backtestOperations() []api.Operation {
+	return []api.Operation{
+		{
+			Method: fiber.MethodGet, Path: "/api/v1/intelligence/backtest", ID: "backtestSignals", Price: priceBacktest,
+			Summary: "Walk-forward backtest of the stored signals without look-ahead: forward returns, win rates, MFE/MAE, confidence calibration.",
+			// end is checked before start: start's default depends on it.
+			Params: []api.Param{windowParam, minConfidenceParam, minBaselineParam, backtestEndParam, backtestStartParam,
+				backtestSymbolsParam, persistParam},
+			Responses: []api.Response{
+				api.JSON(fiber.StatusOK, "BacktestResults (spec §2.6); id only when persist=true.", backtestSchema),
+				historyNoData("No stored signal documents of the window in the range; not charged."),
+			},
+			Tool: &api.Tool{Name: "backtest_signals", Omit: []string{"persist"},
+				Description: "Walk-forward backtest of the published signals over stored history: forward returns at 1m/5m/15m/60m, win rates, excursions and confidence calibration per event type."},
+			Handler: s.handleBacktest,
+		},
+		{
+			Method: fiber.MethodGet, Path: "/api/v1/intelligence/backtest/:id", ID: "getStoredBacktest", Free: true,
+			Summary: "A backtest run stored with persist=true, by its id (free: the run was paid for when it was made).",
+			Params:  []api.Param{backtestIDParam},
+			Responses: []api.Response{
+				api.JSON(fiber.StatusOK, "The stored BacktestResults, id included, exactly as persist=true answered them.", backtestSchema),
+				historyNoData("No stored run with this id (or no history on this server)."),
+			},
+			NoTool:  "reads back a stored run by the id backtest_signals answered with persist=true, which tools do not offer",
+			Handler: s.handleStoredBacktest,
+		},
+	}
+}
+
+func init() {
+	registerRoutes(func(s *Server) []api.Operation { return s.backtestOperations() })
 }
 
 // handleBacktest serves GET /api/v1/intelligence/backtest.
 func (s *Server) handleBacktest(c fiber.Ctx) error {
 	now := s.d.Now().UTC()
-	window, perr := parseWindow(c.Query("window"))
-	if perr != nil {
-		return sendParamError(c, perr)
-	}
-	minConf, perr := parseNumber("minConfidence", c.Query("minConfidence"), defaultMinConfidence, 0, 100)
-	if perr != nil {
-		return sendParamError(c, perr)
-	}
-	minSamples, perr := parseCount("minBaselineSamples", c.Query("minBaselineSamples"), defaultMinBaselineSamples, maxBaselineSamples)
-	if perr != nil {
-		return sendParamError(c, perr)
-	}
-	minSamples = max(minSamples, minBaselineSamplesFloor)
-	end, perr := parseInstant("end", c.Query("end"), now, now)
-	if perr != nil {
-		return sendParamError(c, perr)
-	}
-	start, perr := parseInstant("start", c.Query("start"), now, end.Add(-24*time.Hour))
-	if perr != nil {
-		return sendParamError(c, perr)
-	}
+	window, minConf := windowParam.Get(c), minConfidenceParam.Get(c)
+	minSamples := max(minBaselineParam.Get(c), minBaselineSamplesFloor)
+	end := backtestEndParam.Get(c, now, now)
+	start := backtestStartParam.Get(c, now, end.Add(-24*time.Hour))
 	if !end.After(start) || end.Sub(start) > maxBacktestSpan {
 		const r = "end after start, at most 366 days apart"
-		return sendParamError(c, &paramError{param: "end", message: "end must be " + r, acceptedRange: r})
+		return api.SendParamError(c, &api.ParamError{Param: "end", Message: "end must be " + r, Range: r})
 	}
-	var syms []string
-	if raw := c.Query("symbols"); raw != "" {
-		if syms, perr = parseSymbols(raw); perr != nil {
-			return sendParamError(c, perr)
-		}
-	}
-	persist, perr := parseBool("persist", c.Query("persist"))
-	if perr != nil {
-		return sendParamError(c, perr)
-	}
+	syms, persist := backtestSymbolsParam.Get(c), persistParam.Get(c)
 	if s.d.History == nil {
 		return sendHistoryNoData(c, "no history is configured on this server")
 	}
@@ -154,7 +137,7 @@ func (s *Server) handleBacktest(c fiber.Ctx) error {
 			if err != nil {
 				return err
 			}
-			return sendParamError(c, perr)
+			return api.SendParamError(c, perr)
 		}
 	}
 	r, err := s.d.History.Backtest(c.Context(), history.BacktestParams{Window: window, MinConfidence: minConf,
@@ -167,11 +150,7 @@ func (s *Server) handleBacktest(c fiber.Ctx) error {
 			return err
 		}
 	}
-	b, err := json.Marshal(r)
-	if err != nil {
-		return err
-	}
-	return sendJSON(c, fiber.StatusOK, b)
+	return api.SendValue(c, fiber.StatusOK, r)
 }
 
 // handleStoredBacktest serves GET /api/v1/intelligence/backtest/:id: a run
@@ -179,7 +158,7 @@ func (s *Server) handleBacktest(c fiber.Ctx) error {
 // made, and its id carries 128 random bits, so holding the id is the
 // proof of purchase. Unknown and malformed ids answer the same 404.
 func (s *Server) handleStoredBacktest(c fiber.Ctx) error {
-	id := c.Params("id")
+	id := backtestIDParam.Get(c)
 	if s.d.History == nil {
 		return sendHistoryNoData(c, "no history is configured on this server")
 	}
@@ -187,9 +166,5 @@ func (s *Server) handleStoredBacktest(c fiber.Ctx) error {
 	if err != nil {
 		return historyErr(c, err, "no stored backtest run with this id; runs are stored by GET /api/v1/intelligence/backtest?persist=true")
 	}
-	b, err := json.Marshal(r)
-	if err != nil {
-		return err
-	}
-	return sendJSON(c, fiber.StatusOK, b)
+	return api.SendValue(c, fiber.StatusOK, r)
 }

@@ -48,7 +48,7 @@ func TestCoverageRoute(t *testing.T) {
 	for _, tl := range got.Tools {
 		tools[tl.Name] = tl
 	}
-	if len(got.Tools) != len(mcpTools) || !tools["get_symbol_intelligence"].Available ||
+	if len(got.Tools) != len(toolOrder) || !tools["get_symbol_intelligence"].Available ||
 		tools["get_symbol_intelligence"].PriceMicroUSD != priceIntelligenceSymbol || tools["get_market_news"].Available ||
 		tools["get_market_news"].NotAvailableBy == "" || !tools["get_data_coverage"].Available || tools["get_data_coverage"].PriceMicroUSD != 0 {
 		t.Fatalf("tools %+v", got.Tools)

@@ -10,7 +10,9 @@ import (
 
 	"github.com/gofiber/fiber/v3"
 
+	"github.com/marketintel/mi/query/api"
 	"github.com/marketintel/mi/query/ledger"
+	"github.com/marketintel/mi/query/schema"
 )
 
 // Credit packs (spec §4.8): the price paid with x402 and the credit granted,
@@ -53,119 +55,94 @@ const (
 	codeUnavailable     = "unavailable"
 )
 
-func init() {
-	registerRoutes(func(s *Server) []Route {
-		var routes []Route
-		for _, p := range creditPacks {
-			routes = append(routes, Route{
-				Method:        fiber.MethodPost,
-				Path:          creditsBuyPrefix + p.name,
-				PriceMicroUSD: p.priceMicroUSD,
-				X402Only:      true,
-				Assets:        []string{"USDC", "EURC"},
-				Summary: "Buy the " + p.name + " USD credit pack (credit " + priceUSD(p.creditMicroUSD) +
-					" USD): a new API key, shown once, or with X-API-Key a top-up of that key.",
-				Handler: s.buyHandler(p),
-			})
-		}
-		return append(routes,
-			Route{
-				Method:  fiber.MethodPost,
-				Path:    creditsBuyAnyPath,
-				Summary: "Any other pack: 400 naming the accepted packs (5, 20, 50); never charged.",
-				Handler: s.handleBuyUnknownPack,
-			},
-			Route{
-				Method:  fiber.MethodGet,
-				Path:    creditsBalancePath,
-				Summary: "Credit balance of the API key sent in X-API-Key, and the wallets that share it.",
-				Handler: s.handleCreditsBalance,
-			},
-		)
-	})
-	registerParameterNames("pack")
-	for _, p := range creditPacks {
-		apiOperations["POST "+creditsBuyPrefix+p.name] = buyOperation(p)
-	}
-	apiOperations["POST "+creditsBuyAnyPath] = apiOperation{
-		id: "buyCreditsUnknownPack",
-		params: []obj{{
-			{"name", "pack"}, {"in", "path"}, {"required", true},
-			{"description", "Any pack other than 5, 20 and 50 (those have their own operations)."},
-			{"schema", tString},
-		}},
-		responses: obj{
-			{"400", refResponse("InvalidParameter")},
-			{"500", refResponse("Internal")},
-		},
-	}
-	apiOperations["GET "+creditsBalancePath] = apiOperation{
-		id:     "getCreditsBalance",
-		params: []obj{apiKeyParam(true)},
-		responses: obj{
-			{"200", jsonResponse("The key's balance.", ref("CreditsBalance"))},
-			{"401", jsonResponse("X-API-Key missing (api_key_required), or not a key of this service (unknown_api_key).", ref("CreditsError"))},
-			{"503", jsonResponse("The server has no ledger configured.", ref("CreditsError"))},
-			{"500", refResponse("Internal")},
-		},
-	}
-	registerSchema("CreditsPurchase", object("Answer of a paid credit pack purchase (docs/credits.md).", obj{
-		{"apiKey", described(obj{{"type", []string{"string", "null"}}, {"pattern", "^" + ledger.KeyPrefix + "[0-9a-f]{64}$"}},
+// The bodies of the credits routes (docs/credits.md).
+var (
+	creditsPurchaseSchema = schema.Named{Name: "CreditsPurchase", Schema: schema.Object("Answer of a paid credit pack purchase (docs/credits.md).", schema.Obj{
+		{"apiKey", schema.Described(schema.Obj{{"type", []string{"string", "null"}}, {"pattern", "^" + ledger.KeyPrefix + "[0-9a-f]{64}$"}},
 			"The new API key, shown this once and stored only as a hash; null on a top-up of the key sent in X-API-Key.")},
-		{"toppedUp", described(tBool, "True when the pack was added to the key sent in X-API-Key.")},
-		{"pack", tEnum(creditPackNames()...)},
-		{"priceUsd", described(tString, "Price paid, decimal USD.")},
-		{"creditUsd", described(tString, "Credit granted, decimal USD.")},
-		{"creditMicroUsd", described(tCount, "Credit granted in micro-USD.")},
-		{"balanceUsd", described(tString, "Balance of the key after the purchase, decimal USD.")},
-		{"balanceMicroUsd", described(tCount, "Balance of the key after the purchase in micro-USD.")},
-		{"wallet", described(obj{{"type", []string{"string", "null"}}},
+		{"toppedUp", schema.Described(schema.Bool, "True when the pack was added to the key sent in X-API-Key.")},
+		{"pack", schema.Enum(creditPackNames()...)},
+		{"priceUsd", schema.Described(schema.String, "Price paid, decimal USD.")},
+		{"creditUsd", schema.Described(schema.String, "Credit granted, decimal USD.")},
+		{"creditMicroUsd", schema.Described(schema.Count, "Credit granted in micro-USD.")},
+		{"balanceUsd", schema.Described(schema.String, "Balance of the key after the purchase, decimal USD.")},
+		{"balanceMicroUsd", schema.Described(schema.Count, "Balance of the key after the purchase in micro-USD.")},
+		{"wallet", schema.Described(schema.Obj{{"type", []string{"string", "null"}}},
 			"The paying wallet's id, CAIP-2 namespace and address (eip155:0x… in lower case, or solana:<base58>); signing in with it (SIGN-IN-WITH-X) spends the same balance as the key. Null when the facilitator named no payer.")},
-		{"network", described(tString, "CAIP-2 network of the payment.")},
-		{"asset", described(tString, "Asset symbol of the payment: USDC or EURC.")},
-	}))
-	registerSchema("CreditsBalance", object("Balance of an API key (docs/credits.md).", obj{
-		{"balanceUsd", described(tString, "Decimal USD.")},
-		{"balanceMicroUsd", described(tCount, "Micro-USD (USDC atomic units).")},
-		{"wallets", described(tArray(tString), "Ids (eip155:0x… or solana:<base58>) of the wallets whose sign-in spends this balance, sorted; never null.")},
-		{"keys", described(tCount, "Number of API keys sharing this balance.")},
-	}))
-	registerSchema("CreditsError", object("Error body of the credits routes.", obj{
-		{"error", tEnum(codeAPIKeyRequired, codeUnknownAPIKey, codePaymentRequired, codeUnavailable)},
-		{"message", tString},
-		{"charged", tConst(false)},
-	}))
-}
+		{"network", schema.Described(schema.String, "CAIP-2 network of the payment.")},
+		{"asset", schema.Described(schema.String, "Asset symbol of the payment: USDC or EURC.")},
+	})}
+	creditsBalanceSchema = schema.Named{Name: "CreditsBalance", Schema: schema.Object("Balance of an API key (docs/credits.md).", schema.Obj{
+		{"balanceUsd", schema.Described(schema.String, "Decimal USD.")},
+		{"balanceMicroUsd", schema.Described(schema.Count, "Micro-USD (USDC atomic units).")},
+		{"wallets", schema.Described(schema.Array(schema.String), "Ids (eip155:0x… or solana:<base58>) of the wallets whose sign-in spends this balance, sorted; never null.")},
+		{"keys", schema.Described(schema.Count, "Number of API keys sharing this balance.")},
+	})}
+	creditsErrorSchema = schema.Named{Name: "CreditsError", Schema: schema.Object("Error body of the credits routes.", schema.Obj{
+		{"error", schema.Enum(codeAPIKeyRequired, codeUnknownAPIKey, codePaymentRequired, codeUnavailable)},
+		{"message", schema.String},
+		{"charged", schema.Const(false)},
+	})}
+)
 
-// apiKeyParam describes the X-API-Key header.
-func apiKeyParam(required bool) obj {
-	desc := "API key (" + ledger.KeyPrefix + " and 64 hex digits)."
-	if !required {
-		desc = "API key to top up; absent buys a new key."
-	}
-	return obj{
-		{"name", "X-API-Key"}, {"in", "header"}, {"required", required},
-		{"description", desc},
-		{"schema", tString},
-	}
-}
+// Parameters of the credits routes.
+var (
+	topUpKeyParam    = api.Header{Name: "X-API-Key", Desc: "API key to top up; absent buys a new key."}
+	balanceKeyParam  = api.Header{Name: "X-API-Key", Required: true, Desc: "API key (" + ledger.KeyPrefix + " and 64 hex digits)."}
+	unknownPackParam = api.Text{Name: "pack", In: api.InPath, Desc: "Any pack other than 5, 20 and 50 (those have their own operations)."}
+)
 
-func buyOperation(p creditPack) apiOperation {
-	return apiOperation{
-		id:     "buyCredits" + p.name,
-		params: []obj{apiKeyParam(false)},
-		responses: obj{
-			{"200", jsonResponse("Pack bought: a new key (shown once) or the top-up of X-API-Key.", ref("CreditsPurchase"))},
-			{"401", jsonResponse("X-API-Key names no key of this service (unknown_api_key); not charged.", ref("CreditsError"))},
-			{"503", jsonResponse("The server has no ledger configured; not charged.", ref("CreditsError"))},
-			{"500", refResponse("Internal")},
+// creditsOperations declares the credits routes: one buy route per pack
+// (spec §4.8), the 400 of any other pack, and the balance.
+func (s *Server) creditsOperations() []api.Operation {
+	var ops []api.Operation
+	for _, p := range creditPacks {
+		ops = append(ops, api.Operation{
+			Method: fiber.MethodPost, Path: creditsBuyPrefix + p.name, ID: "buyCredits" + p.name,
+			Price: p.priceMicroUSD, X402Only: true, Assets: []string{"USDC", "EURC"},
+			Summary: "Buy the " + p.name + " USD credit pack (credit " + api.PriceUSD(p.creditMicroUSD) +
+				" USD): a new API key, shown once, or with X-API-Key a top-up of that key.",
+			Params: []api.Param{topUpKeyParam},
+			Responses: []api.Response{
+				api.JSON(fiber.StatusOK, "Pack bought: a new key (shown once) or the top-up of X-API-Key.", creditsPurchaseSchema),
+				api.JSON(fiber.StatusUnauthorized, "X-API-Key names no key of this service (unknown_api_key); not charged.", creditsErrorSchema),
+				api.JSON(fiber.StatusServiceUnavailable, "The server has no ledger configured; not charged.", creditsErrorSchema),
+			},
+			NoTool:  "a purchase paid by x402 only; a model's client buys credits outside the tools (docs/credits.md)",
+			Handler: s.buyHandler(p),
+		})
+	}
+	return append(ops,
+		api.Operation{
+			Method: fiber.MethodPost, Path: creditsBuyAnyPath, ID: "buyCreditsUnknownPack", Free: true,
+			Summary:   "Any other pack: 400 naming the accepted packs (5, 20, 50); never charged.",
+			Params:    []api.Param{unknownPackParam},
+			Responses: []api.Response{api.BadRequest()},
+			NoTool:    "answers only the 400 of a pack that is not sold",
+			Handler:   s.handleBuyUnknownPack,
 		},
-	}
+		api.Operation{
+			Method: fiber.MethodGet, Path: creditsBalancePath, ID: "getCreditsBalance", Free: true,
+			Summary: "Credit balance of the API key sent in X-API-Key, and the wallets that share it.",
+			Params:  []api.Param{balanceKeyParam},
+			Responses: []api.Response{
+				api.JSON(fiber.StatusOK, "The key's balance.", creditsBalanceSchema),
+				api.JSON(fiber.StatusUnauthorized, "X-API-Key missing (api_key_required), or not a key of this service (unknown_api_key).", creditsErrorSchema),
+				api.JSON(fiber.StatusServiceUnavailable, "The server has no ledger configured.", creditsErrorSchema),
+			},
+			NoTool:  "account housekeeping for the key's owner, not a market question",
+			Handler: s.handleCreditsBalance,
+		},
+	)
+}
+
+func init() {
+	registerRoutes(func(s *Server) []api.Operation { return s.creditsOperations() })
 }
 
 // sendCreditsError answers status with a CreditsError body.
 func sendCreditsError(c fiber.Ctx, status int, code, msg string) error {
-	return sendJSON(c, status, appendErrorBody(nil, code, msg))
+	return api.SendError(c, status, code, msg)
 }
 
 // undoLocalsKey holds the undo of a purchase until the paywall settles.
@@ -210,8 +187,8 @@ func (s *Server) buyHandler(p creditPack) fiber.Handler {
 		if s.d.Ledger == nil {
 			return sendCreditsError(c, fiber.StatusServiceUnavailable, codeUnavailable, "credits are not available on this server")
 		}
-		pay, ok := PaymentOf(c)
-		if !ok || pay.Method != "x402" {
+		pay, ok := api.PaymentOf(c)
+		if !ok || pay.Method != api.MethodX402 {
 			return sendCreditsError(c, fiber.StatusPaymentRequired, codePaymentRequired,
 				"credit packs are paid with x402 (USDC or EURC) only")
 		}
@@ -253,10 +230,10 @@ func (s *Server) buyHandler(p creditPack) fiber.Handler {
 		body := purchaseBody{
 			ToppedUp:        res.APIKey == "",
 			Pack:            p.name,
-			PriceUSD:        priceUSD(p.priceMicroUSD),
-			CreditUSD:       priceUSD(p.creditMicroUSD),
+			PriceUSD:        api.PriceUSD(p.priceMicroUSD),
+			CreditUSD:       api.PriceUSD(p.creditMicroUSD),
 			CreditMicroUSD:  p.creditMicroUSD,
-			BalanceUSD:      priceUSD(res.BalanceMicroUSD),
+			BalanceUSD:      api.PriceUSD(res.BalanceMicroUSD),
 			BalanceMicroUSD: res.BalanceMicroUSD,
 			Network:         pay.Network,
 			Asset:           pay.AssetSymbol,
@@ -272,16 +249,16 @@ func (s *Server) buyHandler(p creditPack) fiber.Handler {
 			return err
 		}
 		c.Set(fiber.HeaderCacheControl, "no-store")
-		return sendJSON(c, fiber.StatusOK, b)
+		return api.SendJSON(c, fiber.StatusOK, b)
 	}
 }
 
 // handleBuyUnknownPack answers 400 for a pack that is not sold.
 func (s *Server) handleBuyUnknownPack(c fiber.Ctx) error {
-	return sendParamError(c, &paramError{
-		param:        "pack",
-		message:      "pack must be one of 5, 20, 50 (USD)",
-		acceptedList: creditPackNames(),
+	return api.SendParamError(c, &api.ParamError{
+		Param:    "pack",
+		Message:  "pack must be one of 5, 20, 50 (USD)",
+		Accepted: creditPackNames(),
 	})
 }
 
@@ -311,7 +288,7 @@ func (s *Server) handleCreditsBalance(c fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	body := balanceBody{BalanceUSD: priceUSD(a.BalanceMicroUSD), BalanceMicroUSD: a.BalanceMicroUSD, Wallets: a.Wallets, Keys: a.Keys}
+	body := balanceBody{BalanceUSD: api.PriceUSD(a.BalanceMicroUSD), BalanceMicroUSD: a.BalanceMicroUSD, Wallets: a.Wallets, Keys: a.Keys}
 	if body.Wallets == nil {
 		body.Wallets = []string{}
 	}
@@ -320,7 +297,7 @@ func (s *Server) handleCreditsBalance(c fiber.Ctx) error {
 		return err
 	}
 	c.Set(fiber.HeaderCacheControl, "no-store")
-	return sendJSON(c, fiber.StatusOK, b)
+	return api.SendJSON(c, fiber.StatusOK, b)
 }
 
 // newRequestID is a random id for a ledger entry of this call.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gofiber/fiber/v3"
 
+	"github.com/marketintel/mi/query/api"
 	"github.com/marketintel/mi/query/ledger"
 )
 
@@ -23,11 +24,11 @@ import (
 // branch tests the real verification and settlement.
 type payingPaywall struct{ payer string }
 
-func (p payingPaywall) Wrap(r Route, next fiber.Handler) fiber.Handler {
+func (p payingPaywall) Wrap(r api.Operation, next fiber.Handler) fiber.Handler {
 	return func(c fiber.Ctx) error {
 		if r.X402Only {
-			SetPayment(c, Payment{Method: "x402", Network: "eip155:8453", AssetSymbol: "EURC",
-				Payer: p.payer, APIKey: c.Get("X-API-Key"), AmountAtomic: r.PriceMicroUSD})
+			api.SetPayment(c, api.Payment{Method: "x402", Network: "eip155:8453", AssetSymbol: "EURC",
+				Payer: p.payer, APIKey: c.Get("X-API-Key"), AmountAtomic: r.Price})
 		}
 		return next(c)
 	}
@@ -142,9 +143,9 @@ func TestCreditsBuyAndBalance(t *testing.T) {
 
 func TestCreditsRoutesTable(t *testing.T) {
 	s, _ := newCreditsServer(t, nil)
-	seen := map[string]Route{}
-	for _, r := range s.Routes() {
-		seen[r.Method+" "+r.Path] = r
+	seen := map[string]api.Operation{}
+	for _, r := range s.Operations() {
+		seen[r.Key()] = r
 	}
 	for _, p := range []struct {
 		path         string
@@ -152,12 +153,12 @@ func TestCreditsRoutesTable(t *testing.T) {
 		creditMicros int64
 	}{{"5", 5_000_000, 5_000_000}, {"20", 20_000_000, 22_000_000}, {"50", 50_000_000, 60_000_000}} {
 		r, ok := seen["POST /api/v1/credits/buy/"+p.path]
-		if !ok || r.PriceMicroUSD != p.price || !r.X402Only || strings.Join(r.Assets, ",") != "USDC,EURC" {
+		if !ok || r.Price != p.price || !r.X402Only || strings.Join(r.Assets, ",") != "USDC,EURC" {
 			t.Errorf("pack %s route %+v", p.path, r)
 		}
 	}
-	if r := seen["GET /api/v1/credits/balance"]; r.PriceMicroUSD != 0 {
-		t.Errorf("balance route is priced %d", r.PriceMicroUSD)
+	if r := seen["GET /api/v1/credits/balance"]; !r.Free {
+		t.Errorf("balance route is priced %d", r.Price)
 	}
 	// Without a paywall nothing pays for a pack: no key is given away.
 	_, resp, body := sendWith(t, s.App(), "POST", "/api/v1/credits/buy/5", nil)
@@ -183,7 +184,7 @@ func TestCreditsUndoUnsettled(t *testing.T) {
 	app := fiber.New()
 	h := s.buyHandler(creditPacks[1])
 	app.Post("/buy", func(c fiber.Ctx) error {
-		SetPayment(c, Payment{Method: "x402", Payer: "0xdef", APIKey: key, AssetSymbol: "USDC"})
+		api.SetPayment(c, api.Payment{Method: "x402", Payer: "0xdef", APIKey: key, AssetSymbol: "USDC"})
 		if err := h(c); err != nil {
 			return err
 		}

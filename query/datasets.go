@@ -8,7 +8,10 @@ import (
 	"github.com/gofiber/fiber/v3"
 
 	"github.com/marketintel/mi/datasets"
+	"github.com/marketintel/mi/internal/jsonw"
+	"github.com/marketintel/mi/query/api"
 	"github.com/marketintel/mi/query/history"
+	"github.com/marketintel/mi/query/schema"
 )
 
 const priceDataset = 20_000
@@ -20,88 +23,74 @@ var datasetVenueKinds = []string{"onchain_dex", "solana_dex"}
 // datasetFormats are the values of the format parameter.
 var datasetFormats = []string{"json", "csv", "parquet"}
 
-func init() {
-	registerRoutes(func(s *Server) []Route {
-		return []Route{
-			{
-				Method:  fiber.MethodGet,
-				Path:    "/api/v1/datasets",
-				Summary: "Catalog of purchasable datasets: symbols, venues, dates, resolutions.",
-				Handler: s.handleDatasetCatalog,
-			},
-			{
-				Method:        fiber.MethodGet,
-				Path:          "/api/v1/datasets/:symbol",
-				PriceMicroUSD: priceDataset,
-				Summary:       "One UTC day of a symbol's candles separately per on-chain venue, as JSON, CSV or Parquet.",
-				Handler:       s.handleDataset,
-			},
-		}
-	})
-	apiOperations["GET /api/v1/datasets"] = apiOperation{
-		id: "getDatasetCatalog",
-		responses: obj{
-			{"200", jsonResponse("What the data directory holds.", ref("DatasetCatalog"))},
-			{"500", refResponse("Internal")},
-		},
-	}
-	apiOperations["GET /api/v1/datasets/:symbol"] = apiOperation{
-		id: "getDataset",
-		params: []obj{symbolParam(), {
-			{"name", "date"}, {"in", "query"}, {"required", false},
-			{"description", "UTC day YYYY-MM-DD; yesterday (UTC) when omitted."},
-			{"schema", obj{{"type", "string"}, {"format", "date"}}},
-		}, intervalParam(), {
-			{"name", "format"}, {"in", "query"}, {"required", false},
-			{"description", "json, csv (text/csv with a Content-Disposition file name) or parquet."},
-			{"schema", obj{{"type", "string"}, {"enum", datasetFormats}, {"default", "json"}}},
-		}, acceptParam()},
-		responses: obj{
-			{"200", obj{
-				{"description", "The day per venue. A finer interval than stored answers the stored resolution and says so (interval, requestedInterval, note)."},
-				{"content", obj{
-					{"application/json", obj{{"schema", ref("Dataset")}}},
-					{"text/csv", obj{{"schema", tString}}},
-					{"application/vnd.apache.parquet", obj{{"schema", obj{{"type", "string"}, {"contentMediaType", "application/vnd.apache.parquet"}}}}},
-					{history.ArrowMIME, obj{{"schema", obj{{"type", "string"}, {"contentMediaType", history.ArrowMIME}}}}},
-				}},
-			}},
-			{"400", refResponse("InvalidParameter")},
-			{"404", jsonResponse("No on-chain candles of the symbol on that day; not charged.", ref("HistoryNoDataError"))},
-			{"500", refResponse("Internal")},
-		},
-	}
-	registerSchema("DatasetCatalog", object("Body of GET /api/v1/datasets.", obj{
-		{"symbols", described(tArray(tString), "Symbols with stored candles, sorted.")},
-		{"venues", described(tArray(tString), "Venue partitions with stored candles, sorted.")},
-		{"venueKinds", described(tArray(tString), "Venue kinds the datasets route answers.")},
-		{"dates", described(tArray(obj{{"type", "string"}, {"format", "date"}}), "UTC days with candles at any resolution, oldest first.")},
-		{"resolutions", described(tArray(object("A stored candle interval.", obj{
-			{"interval", tEnum(datasets.Intervals...)},
-			{"firstDate", obj{{"type", "string"}, {"format", "date"}}},
-			{"lastDate", obj{{"type", "string"}, {"format", "date"}}},
-			{"days", tCount},
+var (
+	datasetDateParam   = api.Day{Name: "date", Desc: "UTC day YYYY-MM-DD; yesterday (UTC) when omitted."}
+	datasetFormatParam = api.Enum{Name: "format", Values: datasetFormats, Default: "json",
+		Desc: "json, csv (text/csv with a Content-Disposition file name) or parquet."}
+	datasetCatalogSchema = schema.Named{Name: "DatasetCatalog", Schema: schema.Object("Body of GET /api/v1/datasets.", schema.Obj{
+		{"symbols", schema.Described(schema.Array(schema.String), "Symbols with stored candles, sorted.")},
+		{"venues", schema.Described(schema.Array(schema.String), "Venue partitions with stored candles, sorted.")},
+		{"venueKinds", schema.Described(schema.Array(schema.String), "Venue kinds the datasets route answers.")},
+		{"dates", schema.Described(schema.Array(schema.Obj{{"type", "string"}, {"format", "date"}}), "UTC days with candles at any resolution, oldest first.")},
+		{"resolutions", schema.Described(schema.Array(schema.Object("A stored candle interval.", schema.Obj{
+			{"interval", schema.Enum(datasets.Intervals...)},
+			{"firstDate", schema.Obj{{"type", "string"}, {"format", "date"}}},
+			{"lastDate", schema.Obj{{"type", "string"}, {"format", "date"}}},
+			{"days", schema.Count},
 		})), "Stored candle intervals, finest first.")},
-		{"retention", described(tString, "How long each resolution is kept.")},
-		{"formats", described(tArray(tEnum(datasetFormats...)), "Formats of the dataset route.")},
-		{"route", described(tString, "The paid route that answers one day.")},
-		{"priceUsd", described(tString, "Price of one day, USD.")},
-		{"generatedAt", tDateTime},
-	}))
-	registerSchema("Dataset", object("Body of GET /api/v1/datasets/{symbol} as JSON.", obj{
-		{"symbol", tString},
-		{"date", obj{{"type", "string"}, {"format", "date"}}},
-		{"interval", described(tEnum(datasets.Intervals...), "Resolution of the candles answered.")},
-		{"requestedInterval", described(tEnum(datasets.Intervals...), "Interval asked for.")},
-		{"note", obj{{"description", "Why interval differs from requestedInterval; null when equal."}, {"type", []string{"string", "null"}}}},
-		{"venues", tArray(object("One venue's candles of the day, oldest first.", obj{
-			{"venue", tString},
-			{"venueKind", tEnum(datasetVenueKinds...)},
-			{"chain", tString},
-			{"candles", tArray(ref("Candle"))},
+		{"retention", schema.Described(schema.String, "How long each resolution is kept.")},
+		{"formats", schema.Described(schema.Array(schema.Enum(datasetFormats...)), "Formats of the dataset route.")},
+		{"route", schema.Described(schema.String, "The paid route that answers one day.")},
+		{"priceUsd", schema.Described(schema.String, "Price of one day, USD.")},
+		{"generatedAt", schema.DateTime},
+	})}
+	datasetSchema = schema.Named{Name: "Dataset", Schema: schema.Object("Body of GET /api/v1/datasets/{symbol} as JSON.", schema.Obj{
+		{"symbol", schema.String},
+		{"date", schema.Obj{{"type", "string"}, {"format", "date"}}},
+		{"interval", schema.Described(schema.Enum(datasets.Intervals...), "Resolution of the candles answered.")},
+		{"requestedInterval", schema.Described(schema.Enum(datasets.Intervals...), "Interval asked for.")},
+		{"note", schema.Obj{{"description", "Why interval differs from requestedInterval; null when equal."}, {"type", []string{"string", "null"}}}},
+		{"venues", schema.Array(schema.Object("One venue's candles of the day, oldest first.", schema.Obj{
+			{"venue", schema.String},
+			{"venueKind", schema.Enum(datasetVenueKinds...)},
+			{"chain", schema.String},
+			{"candles", schema.Array(candleSchema)},
 		}))},
-		{"source", tString},
-	}))
+		{"source", schema.String},
+	})}
+)
+
+// datasetOperations declares the catalog and the dataset routes.
+func (s *Server) datasetOperations() []api.Operation {
+	return []api.Operation{
+		{
+			Method: fiber.MethodGet, Path: "/api/v1/datasets", ID: "getDatasetCatalog", Free: true,
+			Summary:   "Catalog of purchasable datasets: symbols, venues, dates, resolutions.",
+			Responses: []api.Response{api.JSON(fiber.StatusOK, "What the data directory holds.", datasetCatalogSchema)},
+			NoTool:    "a free utility route for data buyers; get_data_coverage tells a model what is covered",
+			Handler:   s.handleDatasetCatalog,
+		},
+		{
+			Method: fiber.MethodGet, Path: "/api/v1/datasets/:symbol", ID: "getDataset", Price: priceDataset,
+			Summary: "One UTC day of a symbol's candles separately per on-chain venue, as JSON, CSV or Parquet.",
+			Params:  []api.Param{symbolPathParam, datasetDateParam, intervalParam, datasetFormatParam, acceptParam},
+			Responses: []api.Response{
+				{Status: fiber.StatusOK, Desc: "The day per venue. A finer interval than stored answers the stored resolution and says so (interval, requestedInterval, note).",
+					Schema: datasetSchema, Content: []api.Content{
+						{Type: "text/csv", Schema: schema.String},
+						{Type: "application/vnd.apache.parquet", Schema: schema.Obj{{"type", "string"}, {"contentMediaType", "application/vnd.apache.parquet"}}},
+						{Type: history.ArrowMIME, Schema: schema.Obj{{"type", "string"}, {"contentMediaType", history.ArrowMIME}}},
+					}},
+				historyNoData("No on-chain candles of the symbol on that day; not charged."),
+			},
+			NoTool:  "a file download (one day per venue as JSON, CSV or Parquet) for data buyers, too large for a model's context",
+			Handler: s.handleDataset,
+		},
+	}
+}
+
+func init() {
+	registerRoutes(func(s *Server) []api.Operation { return s.datasetOperations() })
 }
 
 // handleDatasetCatalog serves GET /api/v1/datasets.
@@ -116,35 +105,35 @@ func (s *Server) handleDatasetCatalog(c fiber.Ctx) error {
 		}
 	}
 	now := s.d.Now()
-	return sendRendered(c, fiber.StatusOK, func(b []byte) []byte {
+	return api.SendRendered(c, fiber.StatusOK, func(b []byte) []byte {
 		b = append(b, `{"symbols":`...)
-		b = appendStrings(b, symbols)
+		b = jsonw.AppendStrings(b, symbols)
 		b = append(b, `,"venues":`...)
-		b = appendStrings(b, cat.Venues)
+		b = jsonw.AppendStrings(b, cat.Venues)
 		b = append(b, `,"venueKinds":`...)
-		b = appendStrings(b, datasetVenueKinds)
+		b = jsonw.AppendStrings(b, datasetVenueKinds)
 		b = append(b, `,"dates":`...)
-		b = appendStrings(b, cat.Dates)
+		b = jsonw.AppendStrings(b, cat.Dates)
 		b = append(b, `,"resolutions":[`...)
 		for i, r := range cat.Resolutions {
 			if i > 0 {
 				b = append(b, ',')
 			}
 			b = append(b, `{"interval":`...)
-			b = appendString(b, r.Interval)
+			b = jsonw.AppendString(b, r.Interval)
 			b = append(b, `,"firstDate":`...)
-			b = appendString(b, r.FirstDate)
+			b = jsonw.AppendString(b, r.FirstDate)
 			b = append(b, `,"lastDate":`...)
-			b = appendString(b, r.LastDate)
+			b = jsonw.AppendString(b, r.LastDate)
 			b = append(b, `,"days":`...)
 			b = strconv.AppendInt(b, int64(r.Days), 10)
 			b = append(b, '}')
 		}
 		b = append(b, `],"retention":"1m kept 7 days, then 5m for 30 days, 15m for 180 days, then 1h"`...)
 		b = append(b, `,"formats":`...)
-		b = appendStrings(b, datasetFormats)
+		b = jsonw.AppendStrings(b, datasetFormats)
 		b = append(b, `,"route":"/api/v1/datasets/{symbol}?date=YYYY-MM-DD&interval=1m&format=json","priceUsd":`...)
-		b = appendString(b, priceUSD(priceDataset))
+		b = jsonw.AppendString(b, api.PriceUSD(priceDataset))
 		b = append(b, `,"generatedAt":"`...)
 		b = now.UTC().AppendFormat(b, time.RFC3339)
 		return append(b, `"}`...)
@@ -153,22 +142,8 @@ func (s *Server) handleDatasetCatalog(c fiber.Ctx) error {
 
 // handleDataset serves GET /api/v1/datasets/:symbol.
 func (s *Server) handleDataset(c fiber.Ctx) error {
-	sym, perr := parseSymbol(c.Params("symbol"))
-	if perr != nil {
-		return sendParamError(c, perr)
-	}
-	day, perr := parseDay("date", c.Query("date"), s.d.Now())
-	if perr != nil {
-		return sendParamError(c, perr)
-	}
-	iv, perr := parseInterval(c.Query("interval"))
-	if perr != nil {
-		return sendParamError(c, perr)
-	}
-	format, perr := parseEnum("format", c.Query("format"), "json", datasetFormats)
-	if perr != nil {
-		return sendParamError(c, perr)
-	}
+	sym, day := symbolPathParam.Get(c), datasetDateParam.Get(c, s.d.Now())
+	iv, format := intervalParam.Get(c), datasetFormatParam.Get(c)
 	if s.d.History == nil {
 		return sendHistoryNoData(c, "no history is configured on this server")
 	}
@@ -189,7 +164,7 @@ func (s *Server) handleDataset(c fiber.Ctx) error {
 		}
 		return sendFile(c, "application/vnd.apache.parquet", datasets.CSVFileName(sym, day, d.Interval, "parquet"), b.Bytes())
 	}
-	return sendRendered(c, fiber.StatusOK, func(b []byte) []byte { return datasets.AppendJSON(b, d) })
+	return api.SendRendered(c, fiber.StatusOK, func(b []byte) []byte { return datasets.AppendJSON(b, d) })
 }
 
 // flatten returns the candles of every venue of d, venue by venue.

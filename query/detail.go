@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/marketintel/mi/internal/jsonw"
 	"github.com/marketintel/mi/operators"
 	"github.com/marketintel/mi/schemas"
 )
@@ -46,15 +47,15 @@ func appendSymbolDetailLiquidity(b []byte, d *schemas.IntelligenceDocument, now 
 			b = append(b, ',')
 		}
 		b = append(b, `{"source":`...)
-		b = appendString(b, v)
+		b = jsonw.AppendString(b, v)
 		b = append(b, `,"status":`...)
-		b = appendString(b, status)
+		b = jsonw.AppendString(b, status)
 		b = append(b, `,"as_of":`...)
-		b = appendTimeOrNull(b, last)
+		b = jsonw.AppendTimeOrNull(b, last)
 		b = append(b, '}')
 	}
 	b = append(b, `],"as_of":`...)
-	b = appendTimeOrNull(b, d.TimestampNs)
+	b = jsonw.AppendTimeOrNull(b, d.TimestampNs)
 	return append(b, '}')
 }
 
@@ -62,12 +63,12 @@ func appendSymbolDetailLiquidity(b []byte, d *schemas.IntelligenceDocument, now 
 func appendLiquidity(b []byte, r *operators.LiquidityReport) []byte {
 	b = append(b, `,"liquidity":{"method":`...)
 	if r == nil || len(r.Pools) == 0 {
-		b = appendString(b, liquidityMethodNone)
+		b = jsonw.AppendString(b, liquidityMethodNone)
 		return append(b, `,"as_of":null,"liquidity_score":null,"slippage_bps":null,"estimates":[],"pools":[]}`...)
 	}
-	b = appendString(b, operators.LiquidityMethod)
+	b = jsonw.AppendString(b, operators.LiquidityMethod)
 	b = append(b, `,"as_of":`...)
-	b = appendTimeOrNull(b, r.AsOfNs)
+	b = jsonw.AppendTimeOrNull(b, r.AsOfNs)
 	b = append(b, `,"liquidity_score":`...)
 	if r.Score == nil {
 		b = append(b, "null"...)
@@ -83,7 +84,7 @@ func appendLiquidity(b []byte, r *operators.LiquidityReport) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendString(b, side)
+			b = jsonw.AppendString(b, side)
 			b = append(b, ":{"...)
 			for j, size := range operators.OrderSizesUSD {
 				if j > 0 {
@@ -105,7 +106,7 @@ func appendLiquidity(b []byte, r *operators.LiquidityReport) []byte {
 			b = append(b, ',')
 		}
 		b = append(b, `{"side":`...)
-		b = appendString(b, e.Side)
+		b = jsonw.AppendString(b, e.Side)
 		b = append(b, `,"size_usd":`...)
 		b = strconv.AppendInt(b, int64(e.SizeUSD), 10)
 		b = append(b, `,"cost_bps":`...)
@@ -114,13 +115,13 @@ func appendLiquidity(b []byte, r *operators.LiquidityReport) []byte {
 		if e.CostBps != nil {
 			b = append(b, "null"...)
 		} else {
-			b = appendString(b, e.Reason)
+			b = jsonw.AppendString(b, e.Reason)
 		}
 		b = append(b, `,"chain":`...)
-		b = appendStringOrNull(b, e.Chain)
+		b = jsonw.AppendStringOrNull(b, e.Chain)
 		b = append(b, `,"pool":`...)
-		b = appendStringOrNull(b, e.Pool)
-		b = appendFloatField(b, "fee_bps", e.FeeBps)
+		b = jsonw.AppendStringOrNull(b, e.Pool)
+		b = jsonw.AppendFloatField(b, "fee_bps", e.FeeBps)
 		b = append(b, `,"ticks_crossed":`...)
 		b = strconv.AppendInt(b, int64(e.TicksCrossed), 10)
 		b = append(b, '}')
@@ -131,23 +132,23 @@ func appendLiquidity(b []byte, r *operators.LiquidityReport) []byte {
 			b = append(b, ',')
 		}
 		b = append(b, `{"chain":`...)
-		b = appendString(b, p.Chain)
+		b = jsonw.AppendString(b, p.Chain)
 		b = append(b, `,"address":`...)
-		b = appendString(b, p.Address)
+		b = jsonw.AppendString(b, p.Address)
 		b = append(b, `,"name":`...)
-		b = appendString(b, p.Name)
-		b = appendFloatField(b, "fee_bps", p.FeeBps)
-		b = appendFloatField(b, "price_usd", p.PriceUSD)
+		b = jsonw.AppendString(b, p.Name)
+		b = jsonw.AppendFloatField(b, "fee_bps", p.FeeBps)
+		b = jsonw.AppendFloatField(b, "price_usd", p.PriceUSD)
 		b = append(b, `,"sqrt_price_x96":`...)
-		b = appendString(b, p.SqrtPriceX96)
+		b = jsonw.AppendString(b, p.SqrtPriceX96)
 		b = append(b, `,"liquidity":`...)
-		b = appendString(b, p.Liquidity)
+		b = jsonw.AppendString(b, p.Liquidity)
 		b = append(b, `,"tick":`...)
 		b = strconv.AppendInt(b, int64(p.Tick), 10)
 		b = append(b, `,"known_ticks":`...)
 		b = strconv.AppendInt(b, int64(p.KnownTicks), 10)
 		b = append(b, `,"as_of":`...)
-		b = appendTimeOrNull(b, p.UpdatedNs)
+		b = jsonw.AppendTimeOrNull(b, p.UpdatedNs)
 		b = append(b, '}')
 	}
 	return append(b, "]}"...)
@@ -162,12 +163,5 @@ func appendCost(b []byte, c *float64) []byte {
 	if v == 0 {
 		return append(b, "0"...)
 	}
-	return appendFloat(b, v)
-}
-
-func appendStringOrNull(b []byte, s string) []byte {
-	if s == "" {
-		return append(b, "null"...)
-	}
-	return appendString(b, s)
+	return jsonw.AppendFloat(b, v)
 }

@@ -13,6 +13,7 @@ import (
 
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/marketintel/mi/internal/jsonw"
 	"github.com/marketintel/mi/schemas"
 )
 
@@ -185,8 +186,8 @@ func TestDocumentNonFinite(t *testing.T) {
 func TestAppendFloat(t *testing.T) {
 	f := func(v float64, want string) {
 		t.Helper()
-		if got := string(appendFloat(nil, v)); got != want {
-			t.Fatalf("appendFloat(%v) = %s, want %s", v, got, want)
+		if got := string(jsonw.AppendFloat(nil, v)); got != want {
+			t.Fatalf("jsonw.AppendFloat(%v) = %s, want %s", v, got, want)
 		}
 		if math.IsNaN(v) || math.IsInf(v, 0) || v == 0 {
 			return
@@ -196,7 +197,7 @@ func TestAppendFloat(t *testing.T) {
 			t.Fatalf("encoding/json cannot encode %v: %s", v, err)
 		}
 		if string(std) != want {
-			t.Fatalf("appendFloat(%v) = %s, encoding/json says %s", v, want, std)
+			t.Fatalf("jsonw.AppendFloat(%v) = %s, encoding/json says %s", v, want, std)
 		}
 	}
 	f(0, "0")
@@ -221,16 +222,16 @@ func TestAppendFloat(t *testing.T) {
 func TestAppendString(t *testing.T) {
 	f := func(s, want string) {
 		t.Helper()
-		got := string(appendString(nil, s))
+		got := string(jsonw.AppendString(nil, s))
 		if got != want {
-			t.Fatalf("appendString(%q) = %s, want %s", s, got, want)
+			t.Fatalf("jsonw.AppendString(%q) = %s, want %s", s, got, want)
 		}
 		var back string
 		if err := json.Unmarshal([]byte(got), &back); err != nil {
-			t.Fatalf("appendString(%q) = %s is not a JSON string: %s", s, got, err)
+			t.Fatalf("jsonw.AppendString(%q) = %s is not a JSON string: %s", s, got, err)
 		}
 		if wantBack := string([]rune(s)); back != wantBack {
-			t.Fatalf("appendString(%q) reads back as %q, want %q", s, back, wantBack)
+			t.Fatalf("jsonw.AppendString(%q) reads back as %q, want %q", s, back, wantBack)
 		}
 	}
 	f("", `""`)
@@ -249,13 +250,13 @@ func FuzzAppendString(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		b := appendString(nil, s)
+		b := jsonw.AppendString(nil, s)
 		var back string
 		if err := json.Unmarshal(b, &back); err != nil {
-			t.Fatalf("appendString(%q) = %s is not a JSON string: %s", s, b, err)
+			t.Fatalf("jsonw.AppendString(%q) = %s is not a JSON string: %s", s, b, err)
 		}
 		if want := string([]rune(s)); back != want {
-			t.Fatalf("appendString(%q) reads back as %q, want %q", s, back, want)
+			t.Fatalf("jsonw.AppendString(%q) reads back as %q, want %q", s, back, want)
 		}
 	})
 }

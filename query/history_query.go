@@ -9,7 +9,10 @@ import (
 	"github.com/gofiber/fiber/v3"
 
 	"github.com/marketintel/mi/datasets"
+	"github.com/marketintel/mi/internal/jsonw"
+	"github.com/marketintel/mi/query/api"
 	"github.com/marketintel/mi/query/history"
+	"github.com/marketintel/mi/query/schema"
 )
 
 const priceHistoryQuery = 50_000
@@ -39,102 +42,74 @@ func resolutionFor(now, from time.Time) string {
 	return datasets.Interval1h
 }
 
-func init() {
-	registerRoutes(func(s *Server) []Route {
-		return []Route{{
-			Method:        fiber.MethodGet,
-			Path:          "/api/v1/intelligence/query",
-			PriceMicroUSD: priceHistoryQuery,
-			Summary:       "Historical multi-signal query: up to 20 symbols over a UTC time range, at a resolution chosen by age.",
-			Handler:       s.handleHistoryQuery,
-		}}
-	})
-	apiOperations["GET /api/v1/intelligence/query"] = apiOperation{
-		id: "queryHistory",
-		params: []obj{
-			{{"name", "symbols"}, {"in", "query"}, {"required", true},
-				{"description", "1 to 20 comma-separated symbols with history (GET /api/v1/datasets)."},
-				{"schema", obj{{"type", "string"}, {"minLength", 1}}}},
-			instantParam("from", "Start of the range, ISO-8601 UTC (inclusive).", true),
-			instantParam("to", "End of the range, ISO-8601 UTC (exclusive), after from, at most 366 days after it.", true),
-			{{"name", "signals"}, {"in", "query"}, {"required", false},
-				{"description", "Comma-separated subset of momentum, activity, buying, selling, anomaly, regime; all when omitted."},
-				{"schema", tString}},
-			acceptParam(),
-		},
-		responses: obj{
-			{"200", historyResponse("One result per symbol, in request order (JSON), or the series of every symbol as an Arrow IPC stream of candles.", ref("HistoryQuery"))},
-			{"400", refResponse("InvalidParameter")},
-			{"404", jsonResponse("No stored candles of any requested symbol in the range; not charged.", ref("HistoryNoDataError"))},
-			{"500", refResponse("Internal")},
-		},
-	}
-	nullNum := obj{{"type", []string{"number", "null"}}}
-	opt := object
-	registerSchema("HistoryQuery", object("Body of GET /api/v1/intelligence/query.", obj{
-		{"window", object("The range answered.", obj{
-			{"from", tDateTime}, {"to", tDateTime}, {"durationSeconds", tCount},
+var (
+	querySymbolsParam = api.Symbols{Required: true, Desc: "1 to 20 comma-separated symbols with history (GET /api/v1/datasets)."}
+	queryFromParam    = api.Instant{Name: "from", Required: true, Desc: "Start of the range, ISO-8601 UTC (inclusive)."}
+	queryToParam      = api.Instant{Name: "to", Required: true, Desc: "End of the range, ISO-8601 UTC (exclusive), after from, at most 366 days after it."}
+	querySignalsParam = api.Subset{Name: "signals", Values: querySignals,
+		Desc: "Comma-separated subset of momentum, activity, buying, selling, anomaly, regime; all when omitted."}
+	historyQuerySchema = historyQueryBody()
+)
+
+func historyQueryBody() schema.Named {
+	nullNum := schema.Obj{{"type", []string{"number", "null"}}}
+	opt := schema.Object
+	return schema.Named{Name: "HistoryQuery", Schema: schema.Object("Body of GET /api/v1/intelligence/query.", schema.Obj{
+		{"window", schema.Object("The range answered.", schema.Obj{
+			{"from", schema.DateTime}, {"to", schema.DateTime}, {"durationSeconds", schema.Count},
 		})},
-		{"resolution", described(tEnum(datasets.Intervals...), "Candle resolution of the series.")},
-		{"resolutionRule", tString},
-		{"source", described(tString, "Datasets read.")},
-		{"signals", described(tArray(tEnum(querySignals...)), "The signal groups in every result.")},
-		{"results", tArray(object("One symbol.", obj{
-			{"symbol", tString},
-			{"status", tEnum("ok", "no_data")},
-			{"candleCount", tCount},
-			{"open", tNumber}, {"high", tNumber}, {"low", tNumber}, {"close", tNumber},
-			{"vwap", tNumber},
-			{"priceChangePercent", described(tNumber, "100*(last close/first open - 1).")},
-			{"volumeUsd", tNumber},
-			{"tradeCount", tCount},
-			{"signals", obj{{"type", "object"}, {"additionalProperties", false}, {"properties", obj{
-				{"momentum", opt("", obj{{"priceChangePercent", tNumber}, {"averageMomentumScore", nullNum}})},
-				{"activity", opt("", obj{{"tradeCount", tCount}, {"volumeUsd", tNumber}, {"averageActivityScore", nullNum}})},
-				{"buying", opt("", obj{{"buyVolumeUsd", tNumber}, {"buyPressure", tPercent()}})},
-				{"selling", opt("", obj{{"sellVolumeUsd", tNumber}, {"sellPressure", tPercent()}})},
-				{"anomaly", opt("", obj{{"maxAnomalyScore", nullNum}, {"averageAnomalyScore", nullNum}})},
-				{"regime", opt("", obj{{"latestSignal", obj{{"type", []string{"string", "null"}}}},
+		{"resolution", schema.Described(schema.Enum(datasets.Intervals...), "Candle resolution of the series.")},
+		{"resolutionRule", schema.String},
+		{"source", schema.Described(schema.String, "Datasets read.")},
+		{"signals", schema.Described(schema.Array(schema.Enum(querySignals...)), "The signal groups in every result.")},
+		{"results", schema.Array(schema.Object("One symbol.", schema.Obj{
+			{"symbol", schema.String},
+			{"status", schema.Enum("ok", "no_data")},
+			{"candleCount", schema.Count},
+			{"open", schema.Number}, {"high", schema.Number}, {"low", schema.Number}, {"close", schema.Number},
+			{"vwap", schema.Number},
+			{"priceChangePercent", schema.Described(schema.Number, "100*(last close/first open - 1).")},
+			{"volumeUsd", schema.Number},
+			{"tradeCount", schema.Count},
+			{"signals", schema.Obj{{"type", "object"}, {"additionalProperties", false}, {"properties", schema.Obj{
+				{"momentum", opt("", schema.Obj{{"priceChangePercent", schema.Number}, {"averageMomentumScore", nullNum}})},
+				{"activity", opt("", schema.Obj{{"tradeCount", schema.Count}, {"volumeUsd", schema.Number}, {"averageActivityScore", nullNum}})},
+				{"buying", opt("", schema.Obj{{"buyVolumeUsd", schema.Number}, {"buyPressure", schema.Percent()}})},
+				{"selling", opt("", schema.Obj{{"sellVolumeUsd", schema.Number}, {"sellPressure", schema.Percent()}})},
+				{"anomaly", opt("", schema.Obj{{"maxAnomalyScore", nullNum}, {"averageAnomalyScore", nullNum}})},
+				{"regime", opt("", schema.Obj{{"latestSignal", schema.Obj{{"type", []string{"string", "null"}}}},
 					{"bullishSharePercent", nullNum}, {"bearishSharePercent", nullNum}})},
 			}}}},
-			{"series", described(tArray(object("One cross-venue candle.", obj{
-				{"ts", tDateTime}, {"open", tNumber}, {"high", tNumber}, {"low", tNumber}, {"close", tNumber},
-				{"volumeUsd", tNumber}, {"buyPressure", tPercent()}, {"tradeCount", tCount},
+			{"series", schema.Described(schema.Array(schema.Object("One cross-venue candle.", schema.Obj{
+				{"ts", schema.DateTime}, {"open", schema.Number}, {"high", schema.Number}, {"low", schema.Number}, {"close", schema.Number},
+				{"volumeUsd", schema.Number}, {"buyPressure", schema.Percent()}, {"tradeCount", schema.Count},
 			})), "Cross-venue candles at the resolution, oldest first.")},
 		}))},
-	}))
+	})}
 }
 
-func instantParam(name, desc string, required bool) obj {
-	return obj{{"name", name}, {"in", "query"}, {"required", required}, {"description", desc}, {"schema", tString}}
+// historyQueryOperation declares GET /api/v1/intelligence/query.
+func (s *Server) historyQueryOperation() api.Operation {
+	return api.Operation{
+		Method: fiber.MethodGet, Path: "/api/v1/intelligence/query", ID: "queryHistory", Price: priceHistoryQuery,
+		Summary: "Historical multi-signal query: up to 20 symbols over a UTC time range, at a resolution chosen by age.",
+		Params:  []api.Param{querySymbolsParam, queryFromParam, queryToParam, querySignalsParam, acceptParam},
+		Responses: []api.Response{
+			historyOK("One result per symbol, in request order (JSON), or the series of every symbol as an Arrow IPC stream of candles.", historyQuerySchema),
+			historyNoData("No stored candles of any requested symbol in the range; not charged."),
+		},
+		NoTool:  "bulk series for quants, too large for a model's context at fine resolutions; backtest_signals answers the model's question about signal quality",
+		Handler: s.handleHistoryQuery,
+	}
 }
 
-// parseQuerySignals validates signals: a comma-separated subset of
-// querySignals; empty means all. The result is in querySignals order.
-func parseQuerySignals(raw string) ([]string, *paramError) {
-	if raw == "" {
-		return querySignals, nil
-	}
-	var out []string
-	for p := range strings.SplitSeq(raw, ",") {
-		if !slices.Contains(querySignals, p) {
-			return nil, &paramError{param: "signals", message: "signals must be a comma-separated subset of " +
-				strings.Join(querySignals, ", "), acceptedList: querySignals}
-		}
-		out = append(out, p)
-	}
-	var ordered []string
-	for _, q := range querySignals {
-		if slices.Contains(out, q) {
-			ordered = append(ordered, q)
-		}
-	}
-	return ordered, nil
+func init() {
+	registerRoutes(func(s *Server) []api.Operation { return []api.Operation{s.historyQueryOperation()} })
 }
 
 // checkKnownSymbols answers a paramError naming the symbols the history
 // does not hold.
-func (s *Server) checkKnownSymbols(c fiber.Ctx, param string, syms []string) (*paramError, error) {
+func (s *Server) checkKnownSymbols(c fiber.Ctx, param string, syms []string) (*api.ParamError, error) {
 	known, err := s.d.History.CachedSymbols(c.Context())
 	if err != nil {
 		return nil, err
@@ -148,33 +123,20 @@ func (s *Server) checkKnownSymbols(c fiber.Ctx, param string, syms []string) (*p
 	if len(unknown) == 0 {
 		return nil, nil
 	}
-	return &paramError{param: param, message: "unknown symbols " + strings.Join(unknown, ",") +
-		": accepted are the symbols with history (GET /api/v1/datasets)", acceptedList: known}, nil
+	return &api.ParamError{Param: param, Message: "unknown symbols " + strings.Join(unknown, ",") +
+		": accepted are the symbols with history (GET /api/v1/datasets)", Accepted: known}, nil
 }
 
 // handleHistoryQuery serves GET /api/v1/intelligence/query.
 func (s *Server) handleHistoryQuery(c fiber.Ctx) error {
 	now := s.d.Now().UTC()
-	syms, perr := parseSymbols(c.Query("symbols"))
-	if perr != nil {
-		return sendParamError(c, perr)
-	}
-	from, perr := parseInstant("from", c.Query("from"), now, time.Time{})
-	if perr != nil {
-		return sendParamError(c, perr)
-	}
-	to, perr := parseInstant("to", c.Query("to"), now, time.Time{})
-	if perr != nil {
-		return sendParamError(c, perr)
-	}
+	syms := querySymbolsParam.Get(c)
+	from, to := queryFromParam.Get(c, now, time.Time{}), queryToParam.Get(c, now, time.Time{})
 	if !to.After(from) || to.Sub(from) > maxQuerySpan {
 		const r = "a date-time after from, at most 366 days after it"
-		return sendParamError(c, &paramError{param: "to", message: "to must be " + r, acceptedRange: r})
+		return api.SendParamError(c, &api.ParamError{Param: "to", Message: "to must be " + r, Range: r})
 	}
-	sigs, perr := parseQuerySignals(c.Query("signals"))
-	if perr != nil {
-		return sendParamError(c, perr)
-	}
+	sigs := querySignalsParam.Get(c)
 	if s.d.History == nil {
 		return sendHistoryNoData(c, "no history is configured on this server")
 	}
@@ -182,7 +144,7 @@ func (s *Server) handleHistoryQuery(c fiber.Ctx) error {
 		if err != nil {
 			return err
 		}
-		return sendParamError(c, perr)
+		return api.SendParamError(c, perr)
 	}
 	res := resolutionFor(now, from)
 	noData := "no stored candles of " + strings.Join(syms, ",") + " between " + from.Format(time.RFC3339) + " and " + to.Format(time.RFC3339)
@@ -209,7 +171,7 @@ func (s *Server) handleHistoryQuery(c fiber.Ctx) error {
 		size += len(se.SeriesJSON) + 2048
 	}
 	size += 2048 * (len(syms) - len(series))
-	return sendOwned(c, fiber.StatusOK, make([]byte, 0, size), func(b []byte) []byte {
+	return api.SendOwned(c, fiber.StatusOK, make([]byte, 0, size), func(b []byte) []byte {
 		b = append(b, `{"window":{"from":"`...)
 		b = from.AppendFormat(b, time.RFC3339Nano)
 		b = append(b, `","to":"`...)
@@ -217,13 +179,13 @@ func (s *Server) handleHistoryQuery(c fiber.Ctx) error {
 		b = append(b, `","durationSeconds":`...)
 		b = strconv.AppendInt(b, int64(to.Sub(from)/time.Second), 10)
 		b = append(b, `},"resolution":`...)
-		b = appendString(b, res)
+		b = jsonw.AppendString(b, res)
 		b = append(b, `,"resolutionRule":`...)
-		b = appendString(b, resolutionRule)
+		b = jsonw.AppendString(b, resolutionRule)
 		b = append(b, `,"source":`...)
-		b = appendString(b, "parquet:candles/interval="+strings.Join(resolutions, ",")+" (cross-venue); parquet:signals/window="+querySignalWindow)
+		b = jsonw.AppendString(b, "parquet:candles/interval="+strings.Join(resolutions, ",")+" (cross-venue); parquet:signals/window="+querySignalWindow)
 		b = append(b, `,"signals":`...)
-		b = appendStrings(b, sigs)
+		b = jsonw.AppendStrings(b, sigs)
 		b = append(b, `,"results":[`...)
 		for i, sym := range syms {
 			if i > 0 {
@@ -263,7 +225,7 @@ func appendQueryResult(b []byte, sym string, se history.SeriesSummary, sigs []st
 		return num(b, k, v)
 	}
 	b = append(b, `{"symbol":`...)
-	b = appendString(b, sym)
+	b = jsonw.AppendString(b, sym)
 	if se.Candles == 0 {
 		b = append(b, `,"status":"no_data"`...)
 	} else {
@@ -310,7 +272,7 @@ func appendQueryResult(b []byte, sym string, se history.SeriesSummary, sigs []st
 		case "regime":
 			if hasSig && st.LatestSignal != "" {
 				b = append(b, `,"latestSignal":`...)
-				b = appendString(b, st.LatestSignal)
+				b = jsonw.AppendString(b, st.LatestSignal)
 			} else {
 				b = append(b, `,"latestSignal":null`...)
 			}

@@ -399,10 +399,10 @@ func TestHistoryRoutePrices(t *testing.T) {
 		"GET /api/v1/intelligence/track-record":    5_000,
 		"GET /track-record":                        0,
 	}
-	for _, r := range New(Deps{}).Routes() {
+	for _, r := range New(Deps{}).Operations() {
 		if p, ok := want[r.Method+" "+r.Path]; ok {
-			if r.PriceMicroUSD != p {
-				t.Errorf("%s %s costs %d, want %d", r.Method, r.Path, r.PriceMicroUSD, p)
+			if r.Price != p {
+				t.Errorf("%s %s costs %d, want %d", r.Method, r.Path, r.Price, p)
 			}
 			delete(want, r.Method+" "+r.Path)
 		}

@@ -1,44 +1,184 @@
 package query
 
 import (
-	"sync"
-
 	"github.com/gofiber/fiber/v3"
 
+	"github.com/marketintel/mi/internal/jsonw"
+	"github.com/marketintel/mi/query/api"
+	"github.com/marketintel/mi/query/schema"
 	"github.com/marketintel/mi/schemas"
 )
 
-// bufPool holds response buffers; a body is rendered into one, copied into
-// the response and the buffer returned.
-var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+// Prices of the live intelligence routes in micro-USD (spec §8).
+const (
+	priceIntelligenceList   = 10_000
+	priceIntelligenceSymbol = 5_000
+	priceSummary            = 10_000
+	priceTopMomentum        = 5_000
+	priceTopActivity        = 5_000
+	priceUnusual            = 10_000
+	priceEvents             = 10_000
+	priceBuying             = 5_000
+	priceSelling            = 5_000
+	priceCompare            = 10_000
+	priceRegime             = 5_000
+	priceSnapshot           = 1_000
+)
 
-// sendRendered renders a body with render into a pooled buffer and answers
-// with it as JSON.
-func sendRendered(c fiber.Ctx, status int, render func([]byte) []byte) error {
-	bp := bufPool.Get().(*[]byte)
-	b := render((*bp)[:0])
-	err := sendJSON(c, status, b)
-	if cap(b) <= 1<<20 { // keep the occasional huge buffer out of the pool
-		*bp = b
-		bufPool.Put(bp)
+// Parameters of the live routes (spec §4.1, §8).
+var (
+	windowParam = api.Enum{Name: "window", Values: schemas.Windows, Default: defaultWindow,
+		Desc: "Analysis window: the trailing 1, 5 or 15 minutes."}
+	symbolPathParam = api.Symbol{In: api.InPath,
+		Desc: "Symbol, case-insensitive (upper-cased before lookup), e.g. BTCUSD, ETHUSD, TSLA or BRK.B; GET /coverage (tool get_data_coverage) lists the covered symbols."}
+	compareSymbolsParam = api.Symbols{Required: true,
+		Desc: "1 to 20 comma-separated symbols, case-insensitive; a repeated symbol is answered once."}
+	minAnomalyParam = api.Number{Name: "minAnomaly", Desc: "Lowest anomaly score kept, 0 to 100.", Min: 0, Max: 100, Default: defaultMinAnomaly}
+	minTradesParam  = api.Int{Name: "minTrades", Desc: "Fewest trades in the window kept.", Min: 0, Max: maxMinTrades, Default: defaultMinTrades}
+	minBuyParam     = api.Number{Name: "minBuyPressure", Desc: "Lowest buy pressure kept (share of volume bought by takers, 0 to 100).",
+		Min: 0, Max: 100, Default: defaultMinBuyPressure}
+	maxBuyParam = api.Number{Name: "maxBuyPressure", Desc: "Highest buy pressure kept (share of volume bought by takers, 0 to 100).",
+		Min: 0, Max: 100, Default: defaultMaxBuyPressure}
+)
+
+// limitParam is the limit of a list route, 1 to maxListLimit.
+func limitParam(def int64) api.Int {
+	return api.Int{Name: "limit", Desc: "How many documents to return, most relevant first.", Min: 1, Max: maxListLimit, Default: def}
+}
+
+// documentsTool is the MCP tool of a route answering intelligence
+// documents: compact by default (docs/mcp.md).
+func documentsTool(name, desc string) *api.Tool {
+	return &api.Tool{Name: name, Description: desc, Compact: compactJSON}
+}
+
+// noData is the 404 of the single-symbol routes.
+var noData = api.JSON(fiber.StatusNotFound, "No document for the symbol and window (spec §7); not charged.", noDataErrorSchema)
+
+// intelligenceOps are the live market-intelligence routes and the
+// operational ones.
+func (s *Server) intelligenceOps() []api.Operation {
+	listLimit, rankLimit := limitParam(defaultListLimit), limitParam(defaultRankLimit)
+	rankingOp := func(id, path string, price int64, summary, answer string, tool *api.Tool, extra []api.Param, rk func(fiber.Ctx) ranking) api.Operation {
+		return api.Operation{
+			Method: fiber.MethodGet, Path: path, ID: id, Price: price, Summary: summary,
+			Params: append([]api.Param{windowParam, rankLimit}, extra...),
+			Responses: []api.Response{api.JSON(fiber.StatusOK, answer+" Covered (fresh) symbols only, percentiles set; [] without data.",
+				schema.Array(documentSchema))},
+			Tool: tool,
+			Handler: func(c fiber.Ctx) error {
+				return s.serveRanking(c, windowParam.Get(c), int(rankLimit.Get(c)), rk(c))
+			},
+		}
 	}
-	return err
-}
-
-// sendOwned answers status with the JSON body render appends to b, and
-// hands the result to the response without copying it: b must not be
-// used after the call. It is for bodies too large for the pooled buffers
-// of sendRendered.
-func sendOwned(c fiber.Ctx, status int, b []byte, render func([]byte) []byte) error {
-	c.Status(status)
-	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
-	c.Response().SetBodyRaw(render(b))
-	return nil
-}
-
-// sendParamError answers 400 with the body of e.
-func sendParamError(c fiber.Ctx, e *paramError) error {
-	return sendRendered(c, fiber.StatusBadRequest, e.appendBody)
+	fixed := func(r ranking) func(fiber.Ctx) ranking { return func(fiber.Ctx) ranking { return r } }
+	return []api.Operation{
+		{
+			Method: fiber.MethodGet, Path: "/api/v1/intelligence", ID: "listIntelligence", Price: priceIntelligenceList,
+			Summary: "Latest intelligence documents of every covered symbol for a window, most active first.",
+			Params:  []api.Param{windowParam, listLimit},
+			Responses: []api.Response{api.JSON(fiber.StatusOK, "Documents of every covered symbol for the window, most active first; [] without data.",
+				schema.Array(documentSchema))},
+			Tool: documentsTool("get_market_intelligence", "Latest trade-flow intelligence for every covered symbol (price, volume, buy pressure, momentum, activity, anomaly, confidence, signal), most active first. Use for a broad market scan."),
+			Handler: func(c fiber.Ctx) error {
+				return s.serveRanking(c, windowParam.Get(c), int(listLimit.Get(c)), byActivity())
+			},
+		},
+		{
+			Method: fiber.MethodGet, Path: "/api/v1/intelligence/summary", ID: "getMarketSummary", Price: priceSummary,
+			Summary:   "Market summary of a window: breadth, averages, regime, top lists and data freshness.",
+			Params:    []api.Param{windowParam},
+			Responses: []api.Response{api.JSON(fiber.StatusOK, "Market summary of the window.", marketSummaryNamed)},
+			Tool:      documentsTool("get_market_summary", "One-call market overview for a window: breadth (bullish/bearish counts), average buy pressure and price change, regime, top movers, events and data freshness."),
+			Handler:   s.handleSummary,
+		},
+		rankingOp("listTopMomentum", "/api/v1/intelligence/top-momentum", priceTopMomentum,
+			"Covered symbols with the highest momentum score.", "Highest momentum score first.",
+			documentsTool("get_top_momentum", "Symbols with the strongest momentum score right now (0-100; above 65 is strong upward momentum)."),
+			nil, fixed(byMomentum())),
+		rankingOp("listTopActivity", "/api/v1/intelligence/top-activity", priceTopActivity,
+			"Covered symbols with the most trades, then volume.", "Most trades first, then volume.",
+			documentsTool("get_top_activity", "Symbols with the most trading activity (trade count, then volume) in the window."),
+			nil, fixed(byActivity())),
+		rankingOp("listUnusual", "/api/v1/intelligence/unusual", priceUnusual,
+			"Covered symbols with an anomaly score of at least minAnomaly and at least minTrades trades.",
+			"Documents with anomalyScore ≥ minAnomaly and tradeCount ≥ minTrades, highest anomaly first.",
+			documentsTool("find_unusual_activity", "Symbols whose activity deviates from their own baseline: anomaly score at least minAnomaly (default 70) with at least minTrades trades (default 3)."),
+			[]api.Param{minAnomalyParam, minTradesParam},
+			func(c fiber.Ctx) ranking { return unusualRanking(minAnomalyParam.Get(c), minTradesParam.Get(c)) }),
+		rankingOp("listEvents", "/api/v1/intelligence/events", priceEvents,
+			"Covered symbols with a market event (eventType other than NORMAL).",
+			"Documents whose eventType is not NORMAL, highest confidence first.",
+			documentsTool("find_market_events", "Symbols where a market event is happening now: unusual activity, breakout, breakdown, accumulation, distribution or momentum (eventType other than NORMAL)."),
+			nil, fixed(eventsRanking())),
+		rankingOp("listBuying", "/api/v1/intelligence/buying", priceBuying,
+			"Covered symbols with a buy pressure of at least minBuyPressure, highest first.",
+			"Documents with buyPressure ≥ minBuyPressure, highest first.",
+			documentsTool("find_strong_buying", "Symbols under aggressive buying: buy pressure (share of volume bought by takers, 0-100) at least minBuyPressure (default 60), highest first."),
+			[]api.Param{minBuyParam}, func(c fiber.Ctx) ranking { return buyingRanking(minBuyParam.Get(c)) }),
+		{
+			Method: fiber.MethodGet, Path: "/api/v1/intelligence/selling", ID: "getSelling", Price: priceSelling,
+			Summary:   "Summary of the covered symbols with a buy pressure of at most maxBuyPressure, lowest first.",
+			Params:    []api.Param{windowParam, rankLimit, maxBuyParam},
+			Responses: []api.Response{api.JSON(fiber.StatusOK, "Symbols with buyPressure ≤ maxBuyPressure, lowest first.", sellingSummaryNamed)},
+			Tool:      documentsTool("find_strong_selling", "Summary of symbols under aggressive selling: buy pressure at most maxBuyPressure (default 40), lowest first."),
+			Handler: func(c fiber.Ctx) error {
+				return s.serveSelling(c, windowParam.Get(c), int(rankLimit.Get(c)), maxBuyParam.Get(c))
+			},
+		},
+		{
+			Method: fiber.MethodGet, Path: "/api/v1/intelligence/compare", ID: "compareIntelligence", Price: priceCompare,
+			Summary:   "Compact intelligence of up to 20 symbols side by side.",
+			Params:    []api.Param{windowParam, compareSymbolsParam},
+			Responses: []api.Response{api.JSON(fiber.StatusOK, "One result per symbol; unknown or stale symbols have status no_data.", comparisonNamed)},
+			Tool:      documentsTool("compare_symbols", "Side-by-side compact intelligence for up to 20 symbols; unknown symbols are reported per symbol."),
+			Handler:   s.handleCompare,
+		},
+		{
+			Method: fiber.MethodGet, Path: "/api/v1/intelligence/regime", ID: "getMarketRegime", Price: priceRegime,
+			Summary:   "Market regime of a window (BULLISH, BEARISH, MIXED, NO_DATA) with breadth and leaders.",
+			Params:    []api.Param{windowParam},
+			Responses: []api.Response{api.JSON(fiber.StatusOK, "Market regime of the window.", marketRegimeNamed)},
+			Tool:      documentsTool("get_market_regime", "Aggregated market regime (BULLISH, BEARISH, MIXED or NO_DATA) with breadth, averages, high-confidence signal count and leaders."),
+			Handler:   s.handleRegime,
+		},
+		{
+			Method: fiber.MethodGet, Path: "/api/v1/intelligence/snapshot/:symbol", ID: "getSnapshot", Price: priceSnapshot,
+			Summary: "Cheapest live read of one symbol: price, change, buy pressure, signal, confidence.",
+			Params:  []api.Param{windowParam, symbolPathParam},
+			Responses: []api.Response{
+				api.JSON(fiber.StatusOK, "Latest price, change, buy pressure, signal and confidence of the symbol.", snapshotNamed),
+				noData,
+			},
+			NoTool:  "get_symbol_intelligence answers the same symbol in full; a cheaper duplicate would only make a model choose",
+			Handler: s.handleSnapshot,
+		},
+		{
+			Method: fiber.MethodGet, Path: "/api/v1/intelligence/:symbol", ID: "getIntelligence", Price: priceIntelligenceSymbol,
+			Summary: "Latest intelligence document of one symbol for a window.",
+			Params:  []api.Param{windowParam, symbolPathParam},
+			Responses: []api.Response{
+				api.JSON(fiber.StatusOK, "The latest document of the symbol for the window, with the symbol detail extension (spec §2.3).", symbolDetailSchema),
+				noData,
+			},
+			Tool:    documentsTool("get_symbol_intelligence", "Full intelligence for one symbol: flow, scores, signal with its age and lifecycle, baselines, percentiles, evidence sentences, on-chain liquidity and source freshness."),
+			Handler: s.handleIntelligenceSymbol,
+		},
+		{
+			Method: fiber.MethodGet, Path: "/status", ID: "getStatus", Free: true,
+			Summary:   "Ingestion state and freshness per source, dead letters and view counts.",
+			Responses: []api.Response{api.JSON(fiber.StatusOK, "Ingestion state per source, dead letters, views and operator counters.", statusSchema)},
+			NoTool:    "a free operational route for operators and monitors, not a market question",
+			Handler:   s.handleStatus,
+		},
+		{
+			Method: fiber.MethodGet, Path: "/healthz", ID: "getHealthz", Free: true,
+			Summary:   "Liveness probe.",
+			Responses: []api.Response{api.JSON(fiber.StatusOK, "The process is alive.", healthzSchema)},
+			NoTool:    "a liveness probe for orchestrators",
+			Handler:   s.handleHealthz,
+		},
+	}
 }
 
 // handleIntelligenceSymbol serves GET /api/v1/intelligence/:symbol?window=.
@@ -53,25 +193,17 @@ func (s *Server) handleIntelligenceSymbol(c fiber.Ctx) error {
 	})
 }
 
-// serveSymbol validates the window and symbol parameters, looks up the
-// symbol's latest document and answers it rendered by render, or 404 with
-// the no_data body of spec §7. A covered (fresh) symbol's document comes
-// from the cached market step, with its percentiles and relative strength;
-// a stale symbol's as the views hold it (percentiles 0, relative strength
-// as the operators wrote it).
+// serveSymbol looks up the symbol's latest document for the window and
+// answers it rendered by render, or 404 with the no_data body of spec §7.
+// A covered (fresh) symbol's document comes from the cached market step,
+// with its percentiles and relative strength; a stale symbol's as the views
+// hold it (percentiles 0, relative strength as the operators wrote it).
 func (s *Server) serveSymbol(c fiber.Ctx, render func([]byte, *schemas.IntelligenceDocument) []byte) error {
-	window, perr := parseWindow(c.Query("window"))
-	if perr != nil {
-		return sendParamError(c, perr)
-	}
-	symbol, perr := parseSymbol(c.Params("symbol"))
-	if perr != nil {
-		return sendParamError(c, perr)
-	}
+	window, symbol := windowParam.Get(c), symbolPathParam.Get(c)
 	d, ok := s.d.Views.Get(symbol, window)
 	if !ok {
 		covered := s.d.Views.Symbols()
-		return sendRendered(c, fiber.StatusNotFound, func(b []byte) []byte {
+		return api.SendRendered(c, fiber.StatusNotFound, func(b []byte) []byte {
 			return appendNoDataBody(b, symbol, window, covered)
 		})
 	}
@@ -80,25 +212,8 @@ func (s *Server) serveSymbol(c fiber.Ctx, render func([]byte, *schemas.Intellige
 	if md, covered := s.market(window).get(symbol); covered {
 		d = md
 	}
-	return sendRendered(c, fiber.StatusOK, func(b []byte) []byte {
+	return api.SendRendered(c, fiber.StatusOK, func(b []byte) []byte {
 		return render(b, d)
-	})
-}
-
-// handleIntelligenceList serves GET /api/v1/intelligence?window=&limit=:
-// the covered (fresh) documents with their percentiles, most active first.
-func (s *Server) handleIntelligenceList(c fiber.Ctx) error {
-	window, perr := parseWindow(c.Query("window"))
-	if perr != nil {
-		return sendParamError(c, perr)
-	}
-	limit, perr := parseLimit(c.Query("limit"), defaultListLimit, maxListLimit)
-	if perr != nil {
-		return sendParamError(c, perr)
-	}
-	docs, _ := s.market(window).rank(byActivity(), limit)
-	return sendRendered(c, fiber.StatusOK, func(b []byte) []byte {
-		return appendDocuments(b, docs)
 	})
 }
 
@@ -112,4 +227,16 @@ func appendDocuments(b []byte, docs []*schemas.IntelligenceDocument) []byte {
 		b = AppendDocument(b, d)
 	}
 	return append(b, ']')
+}
+
+// appendNoDataBody appends the 404 body of the single-symbol route (spec §7):
+// {"error":"no_data","message":…,"symbol":…,"coveredSymbols":[…],"charged":false}.
+func appendNoDataBody(b []byte, symbol, window string, covered []string) []byte {
+	b = append(b, `{"error":"`+api.CodeNoData+`","message":`...)
+	b = jsonw.AppendString(b, "no "+window+" intelligence for "+symbol+"; coveredSymbols lists the symbols with data")
+	b = append(b, `,"symbol":`...)
+	b = jsonw.AppendString(b, symbol)
+	b = append(b, `,"coveredSymbols":`...)
+	b = jsonw.AppendStrings(b, covered)
+	return append(b, `,"charged":false}`...)
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/valyala/fasthttp"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/marketintel/mi/query/api"
 	"github.com/marketintel/mi/schemas"
 )
 
@@ -312,7 +313,7 @@ func TestMarketRoutesOddParams(t *testing.T) {
 	params := []string{"window", "limit", "symbols", "symbol", "minAnomaly", "minTrades", "minBuyPressure",
 		"maxBuyPressure", "unknown"}
 	var targets []string
-	for _, r := range s.Routes() {
+	for _, r := range s.Operations() {
 		targets = append(targets, strings.Replace(r.Path, ":symbol", "{sym}", 1))
 	}
 	value := func() string {
@@ -369,7 +370,7 @@ func TestMarketRoutesOddParams(t *testing.T) {
 			sent := ctx.QueryArgs().Has(e.Parameter) ||
 				e.Parameter == "symbol" && strings.Contains(tmpl, "{sym}") ||
 				slices.Contains(required[path], e.Parameter)
-			if e.Error != codeInvalidParameter || !sent || e.Message == "" || len(e.Accepted) < 3 {
+			if e.Error != api.CodeInvalidParameter || !sent || e.Message == "" || len(e.Accepted) < 3 {
 				t.Fatalf("GET %q: 400 body does not name a parameter the request has: %s", target, ctx.Response.Body())
 			}
 			bad400++

@@ -85,12 +85,12 @@ func TestMCPTypeScriptClient(t *testing.T) {
 	if err := json.Unmarshal(out, &got); err != nil || got.Fatal != "" {
 		t.Fatalf("node client output %s: %v", out, err)
 	}
-	for _, tl := range mcpTools {
+	for _, tl := range mcpTools(s.ops) {
 		if !slices.Contains(got.Tools, tl.name) {
 			t.Errorf("the TypeScript client does not list %s", tl.name)
 		}
 	}
-	if len(got.Tools) != len(mcpTools) || !got.SchemasAreObjects {
+	if len(got.Tools) != len(mcpTools(s.ops)) || !got.SchemasAreObjects {
 		t.Errorf("tools %v (schemas objects: %v)", got.Tools, got.SchemasAreObjects)
 	}
 	if got.Free.IsError || got.Free.Text == "" {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v3"
+	"github.com/marketintel/mi/query/api"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -24,20 +25,20 @@ type chargingPaywall struct {
 	quotes  []int64
 }
 
-func (p *chargingPaywall) Wrap(r Route, next fiber.Handler) fiber.Handler {
+func (p *chargingPaywall) Wrap(r api.Operation, next fiber.Handler) fiber.Handler {
 	return func(c fiber.Ctx) error {
 		if c.Get("X-API-Key") != "good" {
 			p.mu.Lock()
-			p.quotes = append(p.quotes, r.PriceMicroUSD)
+			p.quotes = append(p.quotes, r.Price)
 			p.mu.Unlock()
-			return sendJSON(c, fiber.StatusPaymentRequired, []byte(`{"error":"payment_required","priceMicroUsd":`+itoa(r.PriceMicroUSD)+`}`))
+			return api.SendJSON(c, fiber.StatusPaymentRequired, []byte(`{"error":"payment_required","priceMicroUsd":`+itoa(r.Price)+`}`))
 		}
 		if err := next(c); err != nil {
 			return err
 		}
 		if st := c.Response().StatusCode(); st >= 200 && st < 300 {
 			p.mu.Lock()
-			p.charged[r.Path] += r.PriceMicroUSD
+			p.charged[r.Path] += r.Price
 			p.mu.Unlock()
 		}
 		return nil
@@ -106,8 +107,8 @@ func TestMCPToolsAndPrices(t *testing.T) {
 	if err != nil {
 		t.Fatalf("tools/list: %v", err)
 	}
-	if len(tools.Tools) != len(mcpTools) {
-		t.Fatalf("tools/list has %d tools, want %d", len(tools.Tools), len(mcpTools))
+	if len(tools.Tools) != len(mcpTools(s.ops)) {
+		t.Fatalf("tools/list has %d tools, want %d", len(tools.Tools), len(mcpTools(s.ops)))
 	}
 	named := map[string]bool{}
 	for _, tl := range tools.Tools {
@@ -193,7 +194,7 @@ func TestMCPCompactByDefault(t *testing.T) {
 
 func TestMCPRequestMapping(t *testing.T) {
 	tool := func(name string) mcpTool {
-		for _, t := range mcpTools {
+		for _, t := range mcpTools(newTestServer(nil, nil).ops) {
 			if t.name == name {
 				return t
 			}

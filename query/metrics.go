@@ -11,6 +11,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/common/expfmt"
 
+	"github.com/marketintel/mi/query/api"
+	"github.com/marketintel/mi/query/schema"
 	"github.com/marketintel/mi/schemas"
 )
 
@@ -70,22 +72,16 @@ func init() {
 			return err
 		}
 	})
-	registerRoutes(func(s *Server) []Route {
-		return []Route{{
-			Method:  fiber.MethodGet,
-			Path:    metricsPath,
+	registerRoutes(func(s *Server) []api.Operation {
+		return []api.Operation{{
+			Method: fiber.MethodGet, Path: metricsPath, ID: "getMetrics", Free: true,
 			Summary: "Prometheus metrics: sources, operators, sinks, HTTP.",
+			Responses: []api.Response{{Status: fiber.StatusOK, Desc: "Prometheus text exposition format (version 0.0.4).",
+				Content: []api.Content{{Type: "text/plain", Schema: schema.String}}}},
+			NoTool:  "a scrape target for Prometheus",
 			Handler: s.handleMetrics,
 		}}
 	})
-	apiOperations["GET "+metricsPath] = apiOperation{
-		id: "getMetrics",
-		responses: obj{
-			{"200", obj{{"description", "Prometheus text exposition format (version 0.0.4)."},
-				{"content", obj{{"text/plain", obj{{"schema", tString}}}}}}},
-			{"500", refResponse("Internal")},
-		},
-	}
 }
 
 func (s *Server) handleMetrics(c fiber.Ctx) error {

@@ -19,15 +19,9 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/gofiber/fiber/v3"
 
+	"github.com/marketintel/mi/query/api"
 	"github.com/marketintel/mi/query/ledger"
 	"github.com/marketintel/mi/query/x402"
-)
-
-// Payment methods of Payment.Method.
-const (
-	MethodCredits = "credits"
-	MethodWallet  = "wallet"
-	MethodX402    = "x402"
 )
 
 // Header names the paywall reads besides the x402 ones.
@@ -117,18 +111,18 @@ func NewPaywall(cfg PaywallConfig) (*X402Paywall, error) {
 	return pw, nil
 }
 
-// paidRoute is what Wrap precomputes for one route.
+// paidRoute is what Wrap precomputes for one operation.
 type paidRoute struct {
-	r        Route
+	r        api.Operation
 	key      string
 	accepts  []x402.PaymentRequirements
 	symbols  map[string]string // asset address (lower) -> symbol
 	priceUSD string
 }
 
-// Wrap implements Paywall.
-func (pw *X402Paywall) Wrap(r Route, next fiber.Handler) fiber.Handler {
-	pr := &paidRoute{r: r, key: r.Method + " " + r.Path, symbols: map[string]string{}, priceUSD: priceUSD(r.PriceMicroUSD)}
+// Wrap implements api.Paywall.
+func (pw *X402Paywall) Wrap(r api.Operation, next fiber.Handler) fiber.Handler {
+	pr := &paidRoute{r: r, key: r.Key(), symbols: map[string]string{}, priceUSD: api.PriceUSD(r.Price)}
 	pr.accepts = pw.accepts(r)
 	for _, o := range pw.c.Offers {
 		pr.symbols[strings.ToLower(o.Asset.Address)] = o.Asset.Symbol
@@ -156,14 +150,14 @@ func (pw *X402Paywall) serve(c fiber.Ctx, pr *paidRoute, next fiber.Handler) err
 	}
 	if pw.limiter != nil && !pw.limiter.allow(c.IP()) {
 		c.Set(fiber.HeaderRetryAfter, "60")
-		return sendJSON(c, fiber.StatusTooManyRequests, appendErrorBody(nil, "rate_limited",
-			"too many unpaid requests from this address; pay, or retry after a minute"))
+		return api.SendError(c, fiber.StatusTooManyRequests, "rate_limited",
+			"too many unpaid requests from this address; pay, or retry after a minute")
 	}
 	return pw.quote(c, pr, "payment_required", "this route costs "+pr.priceUSD+" USD per successful call; pay with x402, an API key or a wallet sign-in", nil)
 }
 
 func (pw *X402Paywall) charge(pr *paidRoute) ledger.Charge {
-	return ledger.Charge{Route: pr.key, AmountMicroUSD: pr.r.PriceMicroUSD, RequestID: newChargeID(), At: pw.c.Now()}
+	return ledger.Charge{Route: pr.key, AmountMicroUSD: pr.r.Price, RequestID: newChargeID(), At: pw.c.Now()}
 }
 
 // refundContext outlives the request so a refund is not lost when the
@@ -190,9 +184,9 @@ func (pw *X402Paywall) payWithKey(c fiber.Ctx, pr *paidRoute, key string, next f
 			return pw.quote(c, pr, "insufficient_credit", "the credit of this API key does not cover "+pr.priceUSD+" USD; top it up or pay with x402", nil)
 		}
 		pw.c.Logger.Error("cannot debit an API key", "route", pr.key, "err", err)
-		return sendJSON(c, fiber.StatusInternalServerError, appendErrorBody(nil, "internal", "internal server error"))
+		return api.SendError(c, fiber.StatusInternalServerError, api.CodeInternal, "internal server error")
 	}
-	SetPayment(c, Payment{Method: MethodCredits, APIKey: key, AmountAtomic: pr.r.PriceMicroUSD})
+	api.SetPayment(c, api.Payment{Method: api.MethodCredits, APIKey: key, AmountAtomic: pr.r.Price})
 	ok, err := runCharged(c, next)
 	if !ok {
 		ctx, cancel := refundContext()
@@ -218,7 +212,7 @@ func (pw *X402Paywall) payWithWallet(c fiber.Ctx, pr *paidRoute, header string, 
 		code = "siwx_proof_used"
 	} else if !isSignInError(err) {
 		pw.c.Logger.Error("cannot verify a sign-in proof", "route", pr.key, "err", err)
-		return sendJSON(c, fiber.StatusInternalServerError, appendErrorBody(nil, "internal", "internal server error"))
+		return api.SendError(c, fiber.StatusInternalServerError, api.CodeInternal, "internal server error")
 	}
 	return pw.quote(c, pr, code, "the SIGN-IN-WITH-X proof was refused: "+publicMessage(err), nil)
 }
@@ -238,17 +232,17 @@ func (pw *X402Paywall) debitWallet(c fiber.Ctx, pr *paidRoute, wallet string, ne
 	if err := pw.c.Store.DebitWallet(c.Context(), wallet, ch); err != nil {
 		if !errors.Is(err, ledger.ErrInsufficientCredit) {
 			pw.c.Logger.Error("cannot debit a wallet", "route", pr.key, "err", err)
-			return sendJSON(c, fiber.StatusInternalServerError, appendErrorBody(nil, "internal", "internal server error"))
+			return api.SendError(c, fiber.StatusInternalServerError, api.CodeInternal, "internal server error")
 		}
 		bal, berr := pw.c.Store.WalletBalance(c.Context(), wallet)
 		if berr != nil {
 			pw.c.Logger.Error("cannot read a wallet balance", "route", pr.key, "err", berr)
 		}
 		return pw.quote(c, pr, "insufficient_credit", "the credit of this wallet does not cover "+pr.priceUSD+" USD; pay with x402 or buy a credit pack",
-			&signInStatus{Wallet: wallet, BalanceMicroUSD: bal, PriceMicroUSD: pr.r.PriceMicroUSD, Covered: false,
-				Message: "wallet credit " + priceUSD(bal) + " USD does not cover the price " + pr.priceUSD + " USD"})
+			&signInStatus{Wallet: wallet, BalanceMicroUSD: bal, PriceMicroUSD: pr.r.Price, Covered: false,
+				Message: "wallet credit " + api.PriceUSD(bal) + " USD does not cover the price " + pr.priceUSD + " USD"})
 	}
-	SetPayment(c, Payment{Method: MethodWallet, Payer: wallet, AmountAtomic: pr.r.PriceMicroUSD})
+	api.SetPayment(c, api.Payment{Method: api.MethodWallet, Payer: wallet, AmountAtomic: pr.r.Price})
 	ok, err := runCharged(c, next)
 	if !ok {
 		ctx, cancel := refundContext()
@@ -294,10 +288,10 @@ func (pw *X402Paywall) payWithX402(c fiber.Ctx, pr *paidRoute, header, apiKey st
 			return pw.refuse(c, pr, x402.ErrNonceUsed)
 		}
 		pw.c.Logger.Error("cannot reserve a payment nonce", "route", pr.key, "err", err)
-		return sendJSON(c, fiber.StatusInternalServerError, appendErrorBody(nil, "internal", "internal server error"))
+		return api.SendError(c, fiber.StatusInternalServerError, api.CodeInternal, "internal server error")
 	}
-	SetPayment(c, Payment{Method: MethodX402, Network: req.Network, Asset: req.Asset,
-		AssetSymbol: pr.symbols[strings.ToLower(req.Asset)], Payer: payer, APIKey: apiKey, AmountAtomic: pr.r.PriceMicroUSD})
+	api.SetPayment(c, api.Payment{Method: api.MethodX402, Network: req.Network, Asset: req.Asset,
+		AssetSymbol: pr.symbols[strings.ToLower(req.Asset)], Payer: payer, APIKey: apiKey, AmountAtomic: pr.r.Price})
 	if ok, err := runCharged(c, next); !ok {
 		return err // not settled: the client pays nothing for an error
 	}
@@ -396,12 +390,12 @@ func (pw *X402Paywall) quote(c fiber.Ctx, pr *paidRoute, code, msg string, si *s
 		panic("BUG: cannot encode a 402: " + err.Error())
 	}
 	body, err := json.Marshal(quoteBody{PaymentRequired: required, Message: msg,
-		Price: quotePrice{USD: pr.priceUSD, MicroUSD: pr.r.PriceMicroUSD}, SignIn: si})
+		Price: quotePrice{USD: pr.priceUSD, MicroUSD: pr.r.Price}, SignIn: si})
 	if err != nil {
 		panic("BUG: cannot encode a 402 body: " + err.Error())
 	}
 	c.Set(x402.HeaderPaymentRequired, h)
-	return sendJSON(c, fiber.StatusPaymentRequired, body)
+	return api.SendJSON(c, fiber.StatusPaymentRequired, body)
 }
 
 // newChargeID is a random id tying a debit to its refund.

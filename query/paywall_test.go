@@ -20,6 +20,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/gofiber/fiber/v3"
 
+	"github.com/marketintel/mi/query/api"
 	"github.com/marketintel/mi/query/ledger"
 	"github.com/marketintel/mi/query/x402"
 	"github.com/marketintel/mi/query/x402/x402test"
@@ -423,9 +424,9 @@ func TestPaywallX402Only(t *testing.T) {
 	}
 	var seen atomic.Value
 	app := fiber.New()
-	route := Route{Method: "POST", Path: "/buy", PriceMicroUSD: 5_000_000, X402Only: true, Assets: []string{"USDC", "EURC"}, Summary: "Buy."}
+	route := api.Operation{Method: "POST", Path: "/buy", Price: 5_000_000, X402Only: true, Assets: []string{"USDC", "EURC"}, Summary: "Buy."}
 	app.Post("/buy", pw.Wrap(route, func(c fiber.Ctx) error {
-		p, _ := PaymentOf(c)
+		p, _ := api.PaymentOf(c)
 		seen.Store(p)
 		return c.SendString("ok")
 	}))
@@ -447,8 +448,8 @@ func TestPaywallX402Only(t *testing.T) {
 	if err != nil || resp.StatusCode != 200 {
 		t.Fatalf("paid: %v %v", resp, err)
 	}
-	got := seen.Load().(Payment)
-	if got.Method != MethodX402 || got.APIKey != key || got.AssetSymbol != "USDC" || got.AmountAtomic != 5_000_000 {
+	got := seen.Load().(api.Payment)
+	if got.Method != api.MethodX402 || got.APIKey != key || got.AssetSymbol != "USDC" || got.AmountAtomic != 5_000_000 {
 		t.Fatalf("payment seen by the handler: %+v", got)
 	}
 	if b, _ := f.store.KeyBalance(t.Context(), key); b != 10_000_000 {

@@ -90,9 +90,9 @@ func TestPricingRoutesMatchOpenAPI(t *testing.T) {
 		e := r.(map[string]any)
 		prices[e["method"].(string)+" "+e["path"].(string)] = e["priceMicroUsd"].(float64)
 	}
-	for _, r := range s.Routes() {
-		if got := prices[r.Method+" "+openAPIPathOf(r.Path)]; got != float64(r.PriceMicroUSD) {
-			t.Errorf("/pricing %s %s: %v, want %d", r.Method, r.Path, got, r.PriceMicroUSD)
+	for _, r := range s.Operations() {
+		if got := prices[r.Method+" "+r.OpenAPIPath()]; got != float64(r.Price) {
+			t.Errorf("/pricing %s %s: %v, want %d", r.Method, r.Path, got, r.Price)
 		}
 	}
 	tr := check("/transparency", 200)

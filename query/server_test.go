@@ -12,6 +12,7 @@ import (
 	"github.com/gofiber/fiber/v3"
 
 	"github.com/marketintel/mi/pipeline"
+	"github.com/marketintel/mi/query/api"
 	"github.com/marketintel/mi/schemas"
 )
 
@@ -281,14 +282,14 @@ type recordingPaywall struct {
 	calls   []string
 }
 
-func (p *recordingPaywall) Wrap(r Route, next fiber.Handler) fiber.Handler {
+func (p *recordingPaywall) Wrap(r api.Operation, next fiber.Handler) fiber.Handler {
 	p.wrapped = append(p.wrapped, r.Path)
 	return func(c fiber.Ctx) error {
 		p.calls = append(p.calls, r.Path)
 		if c.Get("X-Test-Paid") == "yes" {
 			return next(c)
 		}
-		return sendJSON(c, fiber.StatusPaymentRequired, []byte(`{"error":"payment_required"}`))
+		return api.SendJSON(c, fiber.StatusPaymentRequired, []byte(`{"error":"payment_required"}`))
 	}
 }
 
@@ -297,8 +298,8 @@ func TestPaywall(t *testing.T) {
 	srv := newTestServer(nil, pw, fullDoc())
 	app := srv.App()
 	var priced []string
-	for _, r := range newTestServer(nil, nil).Routes() {
-		if r.PriceMicroUSD > 0 {
+	for _, r := range newTestServer(nil, nil).Operations() {
+		if r.Paid() && !r.BilledInside {
 			priced = append(priced, r.Path)
 		}
 	}
@@ -337,11 +338,11 @@ func TestPaywall(t *testing.T) {
 func TestRoutes(t *testing.T) {
 	s := newTestServer(nil, nil)
 	var got []string
-	for _, r := range s.Routes() {
-		if r.Handler == nil || r.Summary == "" || r.PriceMicroUSD < 0 {
-			t.Fatalf("incomplete route %+v", r)
+	for _, r := range s.Operations() {
+		if err := r.Check(); err != nil {
+			t.Fatalf("incomplete operation: %v", err)
 		}
-		got = append(got, r.Method+" "+r.Path+" "+strconv.FormatInt(r.PriceMicroUSD, 10))
+		got = append(got, r.Method+" "+r.Path+" "+strconv.FormatInt(r.Price, 10))
 	}
 	want := []string{
 		"GET /api/v1/intelligence 10000",
@@ -363,21 +364,16 @@ func TestRoutes(t *testing.T) {
 	if len(got) < len(want) || !slices.Equal(got[:len(want)], want) {
 		t.Fatalf("route table:\ngot:  %v\nwant first: %v", got, want)
 	}
-	seen := map[string]bool{}
-	for _, r := range s.Routes() {
-		k := r.Method + " " + r.Path
-		if seen[k] {
-			t.Fatalf("route %s registered twice", k)
-		}
-		seen[k] = true
+	if err := api.CheckTable(s.Operations()); err != nil {
+		t.Fatal(err)
 	}
 	// The table is a copy.
-	s.Routes()[0].PriceMicroUSD = 1
-	if s.Routes()[0].PriceMicroUSD != 10_000 {
-		t.Fatalf("Routes does not return a copy")
+	s.Operations()[0].Price = 1
+	if s.Operations()[0].Price != 10_000 {
+		t.Fatalf("Operations does not return a copy")
 	}
 	// Parameterized paths register after fixed ones.
-	order := registrationOrder([]Route{{Path: "/a/:x"}, {Path: "/a/b"}, {Path: "/c/*"}, {Path: "/d"}})
+	order := api.RegistrationOrder([]api.Operation{{Path: "/a/:x"}, {Path: "/a/b"}, {Path: "/c/*"}, {Path: "/d"}})
 	var paths []string
 	for _, r := range order {
 		paths = append(paths, r.Path)

@@ -9,7 +9,10 @@ import (
 	"github.com/gofiber/fiber/v3"
 
 	"github.com/marketintel/mi/datasets"
+	"github.com/marketintel/mi/internal/jsonw"
+	"github.com/marketintel/mi/query/api"
 	"github.com/marketintel/mi/query/history"
+	"github.com/marketintel/mi/query/schema"
 	"github.com/marketintel/mi/schemas"
 )
 
@@ -25,99 +28,80 @@ const (
 	trackRecordSources = "parquet:signal_changes (the logged changes, never recomputed) scored on parquet:candles (cross-venue closes)"
 )
 
-func init() {
-	registerRoutes(func(s *Server) []Route {
-		return []Route{
-			{
-				Method:        fiber.MethodGet,
-				Path:          "/api/v1/intelligence/track-record",
-				PriceMicroUSD: priceTrackRecord,
-				Summary:       "Hit rate and average return in the signal's direction of the logged signal changes per horizon, signal type and confidence, with the latest outcomes.",
-				Handler:       s.handleTrackRecord,
-			},
-			{
-				Method:  fiber.MethodGet,
-				Path:    "/track-record",
-				Summary: "Free live track-record summary: the last 30 days of logged 5m signal changes.",
-				Handler: s.handleFreeTrackRecord,
-			},
-		}
+var (
+	trackDaysParam    = api.Int{Name: "days", Desc: "Days back from now.", Min: 1, Max: maxTrackDays, Default: defaultTrackDays}
+	trackSymbolParam  = api.Symbol{Desc: "One symbol; every symbol when omitted."}
+	trackRecordSchema = trackRecordBody()
+)
+
+// trackRecordBody is the TrackRecord schema of both track-record routes.
+func trackRecordBody() schema.Named {
+	horizon := schema.Object("Outcome at one horizon.", schema.Obj{
+		{"samples", schema.Described(schema.Count, "Changes whose horizon has elapsed and has a price.")},
+		{"hitRate", schema.Described(schema.Percent(), "Percentage of samples with a return above 0 in the signal's direction.")},
+		{"averageReturnPercent", schema.Described(schema.Number, "Mean return in the signal's direction (BEARISH is short), percent.")},
 	})
-	apiOperations["GET /api/v1/intelligence/track-record"] = apiOperation{
-		id: "getTrackRecord",
-		params: []obj{
-			{{"name", "days"}, {"in", "query"}, {"required", false}, {"description", "Days back from now."},
-				{"schema", obj{{"type", "integer"}, {"minimum", 1}, {"maximum", maxTrackDays}, {"default", defaultTrackDays}}}},
-			windowParam(),
-			{{"name", "symbol"}, {"in", "query"}, {"required", false}, {"description", "One symbol; every symbol when omitted."},
-				{"schema", obj{{"type", "string"}, {"minLength", 1}, {"maxLength", maxSymbolLen}, {"pattern", "^[A-Za-z0-9._-]+$"}}}},
-		},
-		responses: obj{
-			{"200", jsonResponse("The track record.", ref("TrackRecord"))},
-			{"400", refResponse("InvalidParameter")},
-			{"404", jsonResponse("No logged signal changes in the range; not charged.", ref("HistoryNoDataError"))},
-			{"500", refResponse("Internal")},
-		},
-	}
-	apiOperations["GET /track-record"] = apiOperation{
-		id: "getFreeTrackRecord",
-		responses: obj{
-			{"200", jsonResponse("The track record of the last 30 days (5m window, every symbol, 5 latest).", ref("TrackRecord"))},
-			{"404", jsonResponse("No logged signal changes yet.", ref("HistoryNoDataError"))},
-			{"500", refResponse("Internal")},
-		},
-	}
-	horizon := object("Outcome at one horizon.", obj{
-		{"samples", described(tCount, "Changes whose horizon has elapsed and has a price.")},
-		{"hitRate", described(tPercent(), "Percentage of samples with a return above 0 in the signal's direction.")},
-		{"averageReturnPercent", described(tNumber, "Mean return in the signal's direction (BEARISH is short), percent.")},
-	})
-	horizons := object("Keys 5m, 15m, 1h, 24h.", obj{{"5m", horizon}, {"15m", horizon}, {"1h", horizon}, {"24h", horizon}})
-	group := obj{{"type", "object"}, {"additionalProperties", object("", obj{{"count", tCount}, {"horizons", horizons}})}}
-	nullNum := obj{{"type", []string{"number", "null"}}}
-	registerSchema("TrackRecord", object("Body of the track-record routes.", obj{
-		{"window", tEnum(schemas.Windows...)},
-		{"symbol", obj{{"type", []string{"string", "null"}}}},
-		{"days", tCount},
-		{"from", tDateTime}, {"to", tDateTime},
-		{"source", tString},
-		{"signalsLogged", described(tCount, "Logged changes of the window in the range, any signal.")},
-		{"directionalSignals", described(tCount, "Logged changes to BULLISH or BEARISH, the ones scored.")},
+	horizons := schema.Object("Keys 5m, 15m, 1h, 24h.", schema.Obj{{"5m", horizon}, {"15m", horizon}, {"1h", horizon}, {"24h", horizon}})
+	group := schema.Obj{{"type", "object"}, {"additionalProperties", schema.Object("", schema.Obj{{"count", schema.Count}, {"horizons", horizons}})}}
+	nullNum := schema.Obj{{"type", []string{"number", "null"}}}
+	return schema.Named{Name: "TrackRecord", Schema: schema.Object("Body of the track-record routes.", schema.Obj{
+		{"window", schema.Enum(schemas.Windows...)},
+		{"symbol", schema.Obj{{"type", []string{"string", "null"}}}},
+		{"days", schema.Count},
+		{"from", schema.DateTime}, {"to", schema.DateTime},
+		{"source", schema.String},
+		{"signalsLogged", schema.Described(schema.Count, "Logged changes of the window in the range, any signal.")},
+		{"directionalSignals", schema.Described(schema.Count, "Logged changes to BULLISH or BEARISH, the ones scored.")},
 		{"horizons", horizons},
-		{"bySignal", described(group, "By signal (BULLISH, BEARISH).")},
-		{"byEventType", described(group, "By event type.")},
-		{"byConfidence", described(group, "By confidence decile (60-69, ...).")},
-		{"latest", described(tArray(object("One logged change and its outcomes.", obj{
-			{"symbol", tString}, {"changedAt", tDateTime},
-			{"previousSignal", tString}, {"signal", tEnum("BULLISH", "BEARISH")}, {"eventType", tString},
-			{"confidence", tNumber}, {"price", tNumber},
-			{"outcomes", object("Return in the signal's direction, percent; null until the horizon has elapsed.", obj{
+		{"bySignal", schema.Described(group, "By signal (BULLISH, BEARISH).")},
+		{"byEventType", schema.Described(group, "By event type.")},
+		{"byConfidence", schema.Described(group, "By confidence decile (60-69, ...).")},
+		{"latest", schema.Described(schema.Array(schema.Object("One logged change and its outcomes.", schema.Obj{
+			{"symbol", schema.String}, {"changedAt", schema.DateTime},
+			{"previousSignal", schema.String}, {"signal", schema.Enum("BULLISH", "BEARISH")}, {"eventType", schema.String},
+			{"confidence", schema.Number}, {"price", schema.Number},
+			{"outcomes", schema.Object("Return in the signal's direction, percent; null until the horizon has elapsed.", schema.Obj{
 				{"5m", nullNum}, {"15m", nullNum}, {"1h", nullNum}, {"24h", nullNum}})},
 		})), "Latest scored changes, newest first.")},
-		{"generatedAt", tDateTime},
-	}))
+		{"generatedAt", schema.DateTime},
+	})}
+}
+
+// trackRecordOperations declares the paid and the free track record.
+func (s *Server) trackRecordOperations() []api.Operation {
+	return []api.Operation{
+		{
+			Method: fiber.MethodGet, Path: "/api/v1/intelligence/track-record", ID: "getTrackRecord", Price: priceTrackRecord,
+			Summary: "Hit rate and average return in the signal's direction of the logged signal changes per horizon, signal type and confidence, with the latest outcomes.",
+			Params:  []api.Param{trackDaysParam, windowParam, trackSymbolParam},
+			Responses: []api.Response{
+				api.JSON(fiber.StatusOK, "The track record.", trackRecordSchema),
+				historyNoData("No logged signal changes in the range; not charged."),
+			},
+			NoTool:  "get_signal_track_record_summary gives models the free summary; the per-symbol detail is for quants",
+			Handler: s.handleTrackRecord,
+		},
+		{
+			Method: fiber.MethodGet, Path: "/track-record", ID: "getFreeTrackRecord", Free: true,
+			Summary: "Free live track-record summary: the last 30 days of logged 5m signal changes.",
+			Responses: []api.Response{
+				api.JSON(fiber.StatusOK, "The track record of the last 30 days (5m window, every symbol, 5 latest).", trackRecordSchema),
+				historyNoData("No logged signal changes yet."),
+			},
+			Tool: &api.Tool{Name: "get_signal_track_record_summary",
+				Description: "Free live track record of the published signals: hit rate and average return in the signal's direction per horizon."},
+			Handler: s.handleFreeTrackRecord,
+		},
+	}
+}
+
+func init() {
+	registerRoutes(func(s *Server) []api.Operation { return s.trackRecordOperations() })
 }
 
 // handleTrackRecord serves GET /api/v1/intelligence/track-record.
 func (s *Server) handleTrackRecord(c fiber.Ctx) error {
-	days, perr := parseCount("days", c.Query("days"), defaultTrackDays, maxTrackDays)
-	if perr == nil && days < 1 {
-		const r = "integer 1 to 365"
-		perr = &paramError{param: "days", message: "days must be an " + r, acceptedRange: r}
-	}
-	if perr != nil {
-		return sendParamError(c, perr)
-	}
-	window, perr := parseWindow(c.Query("window"))
-	if perr != nil {
-		return sendParamError(c, perr)
-	}
-	sym := ""
-	if raw := c.Query("symbol"); raw != "" {
-		if sym, perr = parseSymbol(raw); perr != nil {
-			return sendParamError(c, perr)
-		}
-	}
+	days, window, sym := trackDaysParam.Get(c), windowParam.Get(c), trackSymbolParam.Get(c)
 	if s.d.History == nil {
 		return sendHistoryNoData(c, "no history is configured on this server")
 	}
@@ -126,7 +110,7 @@ func (s *Server) handleTrackRecord(c fiber.Ctx) error {
 			if err != nil {
 				return err
 			}
-			return sendParamError(c, perr)
+			return api.SendParamError(c, perr)
 		}
 	}
 	return s.serveTrackRecord(c, window, sym, int(days), trackLatestPaid)
@@ -147,14 +131,14 @@ func (s *Server) serveTrackRecord(c fiber.Ctx, window, sym string, days, latest 
 	if err != nil {
 		return historyErr(c, err, "no logged "+window+" signal changes in the last "+strconv.Itoa(days)+" days")
 	}
-	return sendRendered(c, fiber.StatusOK, func(b []byte) []byte {
+	return api.SendRendered(c, fiber.StatusOK, func(b []byte) []byte {
 		b = append(b, `{"window":`...)
-		b = appendString(b, window)
+		b = jsonw.AppendString(b, window)
 		b = append(b, `,"symbol":`...)
 		if sym == "" {
 			b = append(b, "null"...)
 		} else {
-			b = appendString(b, sym)
+			b = jsonw.AppendString(b, sym)
 		}
 		b = append(b, `,"days":`...)
 		b = strconv.AppendInt(b, int64(days), 10)
@@ -163,7 +147,7 @@ func (s *Server) serveTrackRecord(c fiber.Ctx, window, sym string, days, latest 
 		b = append(b, `","to":"`...)
 		b = now.AppendFormat(b, time.RFC3339)
 		b = append(b, `","source":`...)
-		b = appendString(b, trackRecordSources)
+		b = jsonw.AppendString(b, trackRecordSources)
 		b = append(b, `,"signalsLogged":`...)
 		b = strconv.AppendInt(b, int64(logged), 10)
 		b = append(b, `,"directionalSignals":`...)
@@ -180,15 +164,15 @@ func (s *Server) serveTrackRecord(c fiber.Ctx, window, sym string, days, latest 
 				b = append(b, ',')
 			}
 			b = append(b, `{"symbol":`...)
-			b = appendString(b, o.Symbol)
+			b = jsonw.AppendString(b, o.Symbol)
 			b = append(b, `,"changedAt":"`...)
 			b = o.ChangedAt.AppendFormat(b, time.RFC3339)
 			b = append(b, `","previousSignal":`...)
-			b = appendString(b, o.PreviousSignal)
+			b = jsonw.AppendString(b, o.PreviousSignal)
 			b = append(b, `,"signal":`...)
-			b = appendString(b, o.Signal)
+			b = jsonw.AppendString(b, o.Signal)
 			b = append(b, `,"eventType":`...)
-			b = appendString(b, o.EventType)
+			b = jsonw.AppendString(b, o.EventType)
 			b = append(b, `,"confidence":`...)
 			b = datasets.AppendNumber(b, o.Confidence)
 			b = append(b, `,"price":`...)
@@ -198,7 +182,7 @@ func (s *Server) serveTrackRecord(c fiber.Ctx, window, sym string, days, latest 
 				if h > 0 {
 					b = append(b, ',')
 				}
-				b = appendString(b, name)
+				b = jsonw.AppendString(b, name)
 				b = append(b, ':')
 				if math.IsNaN(o.Returns[h]) {
 					b = append(b, "null"...)
@@ -221,7 +205,7 @@ func appendHorizons(b []byte, outs []history.ChangeOutcome) []byte {
 		if h > 0 {
 			b = append(b, ',')
 		}
-		b = appendString(b, name)
+		b = jsonw.AppendString(b, name)
 		b = append(b, `:{"samples":`...)
 		b = strconv.AppendInt(b, int64(st[h].Samples), 10)
 		b = append(b, `,"hitRate":`...)
@@ -251,7 +235,7 @@ func appendGroups(b []byte, name string, outs []history.ChangeOutcome, key func(
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendString(b, k)
+		b = jsonw.AppendString(b, k)
 		b = append(b, `:{"count":`...)
 		b = strconv.AppendInt(b, int64(len(groups[k])), 10)
 		b = append(b, `,"horizons":`...)

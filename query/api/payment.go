@@ -1,12 +1,29 @@
-package query
+package api
 
 import "github.com/gofiber/fiber/v3"
+
+// Paywall is the slot the payments room fills: the server wraps the handler
+// of every priced operation with it (the validated handler, so parameters
+// are checked after payment and before the work), except operations marked
+// BilledInside. Wrap is called once per operation, when the server is
+// built.
+type Paywall interface {
+	Wrap(op Operation, next fiber.Handler) fiber.Handler
+}
+
+// Payment methods of Payment.Method.
+const (
+	MethodCredits = "credits"
+	MethodWallet  = "wallet"
+	MethodX402    = "x402"
+)
 
 // Payment is what the paywall tells a handler about how its call is paid.
 // The paywall stores it in the request before calling the handler; a free
 // route, or a server without a paywall, has none.
 type Payment struct {
-	// Method is "credits" (X-API-Key), "wallet" (SIGN-IN-WITH-X) or "x402".
+	// Method is MethodCredits (X-API-Key), MethodWallet (SIGN-IN-WITH-X)
+	// or MethodX402.
 	Method string
 	// Network is the CAIP-2 network of an x402 payment, e.g. "eip155:8453".
 	Network string

@@ -1,4 +1,4 @@
-package query
+package api
 
 import (
 	"slices"
@@ -9,6 +9,18 @@ import (
 	"github.com/marketintel/mi/schemas"
 )
 
+// window is the window parameter of the live routes.
+var window = Enum{Name: "window", Values: schemas.Windows, Default: "5m"}
+
+func parseWindow(raw string) (string, *ParamError) { return window.parse(raw) }
+
+func parseLimit(raw string, def, max int) (int, *ParamError) {
+	n, e := Int{Name: "limit", Min: 1, Max: int64(max), Default: int64(def)}.parse(raw)
+	return int(n), e
+}
+
+func parseSymbol(raw string) (string, *ParamError) { return ParseSymbol(raw) }
+
 func TestParseWindow(t *testing.T) {
 	f := func(raw, want string, wantErr bool) {
 		t.Helper()
@@ -16,7 +28,7 @@ func TestParseWindow(t *testing.T) {
 		if (err != nil) != wantErr || got != want {
 			t.Fatalf("parseWindow(%q) = %q, %v; want %q, error %v", raw, got, err, want, wantErr)
 		}
-		if err != nil && (err.param != "window" || !slices.Equal(err.acceptedList, []string{"1m", "5m", "15m"})) {
+		if err != nil && (err.Param != "window" || !slices.Equal(err.Accepted, []string{"1m", "5m", "15m"})) {
 			t.Fatalf("parseWindow(%q) error %+v does not name the window and its values", raw, err)
 		}
 	}
@@ -37,7 +49,7 @@ func TestParseLimit(t *testing.T) {
 		if (err != nil) != wantErr || got != want {
 			t.Fatalf("parseLimit(%q) = %d, %v; want %d, error %v", raw, got, err, want, wantErr)
 		}
-		if err != nil && (err.param != "limit" || err.acceptedRange != "integer 1 to 100" || err.acceptedList != nil) {
+		if err != nil && (err.Param != "limit" || err.Range != "integer 1 to 100" || err.Accepted != nil) {
 			t.Fatalf("parseLimit(%q) error %+v does not name the limit and its range", raw, err)
 		}
 	}
@@ -84,8 +96,8 @@ func FuzzParseLimit(f *testing.F) {
 	f.Fuzz(func(t *testing.T, raw string) {
 		n, err := parseLimit(raw, 20, 100)
 		if err != nil {
-			if n != 0 || !strings.Contains(string(err.appendBody(nil)), `"parameter":"limit"`) {
-				t.Fatalf("parseLimit(%q) rejected with n=%d body %s", raw, n, err.appendBody(nil))
+			if n != 0 || !strings.Contains(string(err.AppendBody(nil)), `"parameter":"limit"`) {
+				t.Fatalf("parseLimit(%q) rejected with n=%d body %s", raw, n, err.AppendBody(nil))
 			}
 			return
 		}
