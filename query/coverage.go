@@ -61,10 +61,6 @@ func (s *Server) coverageOperation() api.Operation {
 	}
 }
 
-func init() {
-	registerRoutes(func(s *Server) []api.Operation { return []api.Operation{s.coverageOperation()} })
-}
-
 // coverageBody is the rendered body of the server's /coverage.
 type coverageBody struct {
 	once sync.Once
@@ -90,7 +86,7 @@ func (s *Server) handleCoverage(c fiber.Ctx) error {
 				b = append(b, "false}"...)
 			}
 		}
-		tb, err := json.Marshal(s.MCPTools())
+		tb, err := json.Marshal(s.mcp.Tools())
 		if err != nil {
 			panic("BUG: cannot encode the MCP tools: " + err.Error())
 		}

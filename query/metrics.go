@@ -38,8 +38,10 @@ var (
 	metricsContent = string(expfmt.NewFormat(expfmt.TypeTextPlain))
 )
 
-func init() {
-	registerMiddleware(func(s *Server) fiber.Handler {
+// metricsMiddleware counts the server's HTTP requests by route and status,
+// with their latency.
+func (s *Server) metricsMiddleware() fiber.Handler {
+	{
 		m := &httpMetrics{
 			requests: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "mi_http_requests_total",
 				Help: "HTTP requests by method, route (Fiber path) and status."}, []string{"method", "route", "status"}),
@@ -71,17 +73,21 @@ func init() {
 			m.latency.WithLabelValues(c.Method(), route).Observe(time.Since(start).Seconds())
 			return err
 		}
-	})
-	registerRoutes(func(s *Server) []api.Operation {
-		return []api.Operation{{
+	}
+}
+
+// metricsOperation declares GET /metrics.
+func (s *Server) metricsOperation() api.Operation {
+	{
+		return api.Operation{
 			Method: fiber.MethodGet, Path: metricsPath, ID: "getMetrics", Free: true,
 			Summary: "Prometheus metrics: sources, operators, sinks, HTTP.",
 			Responses: []api.Response{{Status: fiber.StatusOK, Desc: "Prometheus text exposition format (version 0.0.4).",
 				Content: []api.Content{{Type: "text/plain", Schema: schema.String}}}},
 			NoTool:  "a scrape target for Prometheus",
 			Handler: s.handleMetrics,
-		}}
-	})
+		}
+	}
 }
 
 func (s *Server) handleMetrics(c fiber.Ctx) error {

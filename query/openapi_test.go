@@ -20,8 +20,10 @@ import (
 	"github.com/pb33f/libopenapi-validator/schema_validation"
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
 
-	"github.com/marketintel/mi/pipeline"
+	"github.com/marketintel/mi/pipeline/stats"
 	"github.com/marketintel/mi/query/api"
+	"github.com/marketintel/mi/query/openapi"
+	"github.com/marketintel/mi/query/paywall"
 )
 
 // The tests below check live answers of the server against the document it
@@ -54,20 +56,19 @@ func newOpenAPIFixture(t *testing.T) *openAPIFixture {
 	nan := fullDoc()
 	nan.Id, nan.Symbol, nan.Volume, nan.Price = "NANUSD|5m|1", "NANUSD", zero/zero, 1/zero
 
-	st := pipeline.NewStats()
+	st := stats.New()
 	st.SetState("replay:b", "running", nil)
 	st.Trade("replay:b", testNow.Add(-3*time.Second).UnixNano(), testNow.Add(-1500*time.Millisecond).UnixNano())
 	st.Reject("replay:b", "bad price: -1")
 	st.SetState("ws:a", "failed", errors.New("cannot dial"))
-	proc := &pipeline.ProcessStats{}
-	proc.Trades.Add(10)
+	proc := fixedOps{Trades: 10}
 	st.AttachOperators(proc)
 
 	s := newTestServer(st, nil, btc, eth, btc1m, nan)
 	f := &openAPIFixture{app: s.App()}
-	status, ct, body := do(t, f.app, http.MethodGet, openAPIPath)
+	status, ct, body := do(t, f.app, http.MethodGet, openapi.Path)
 	if status != 200 || ct != "application/json" {
-		t.Fatalf("GET %s: %d %s %s", openAPIPath, status, ct, body)
+		t.Fatalf("GET %s: %d %s %s", openapi.Path, status, ct, body)
 	}
 	f.doc = []byte(body)
 	document, err := libopenapi.NewDocument(f.doc)
@@ -231,7 +232,7 @@ func TestOpenAPIDocument(t *testing.T) {
 		}
 	}
 	// Deterministic: the same table renders the same bytes.
-	if again := buildOpenAPI(newTestServer(nil, nil).Operations(), paymentRequiredResponses()); !bytes.Equal(again, f.doc) {
+	if again := openapi.Build(newTestServer(nil, nil).Operations(), paywall.Responses()); !bytes.Equal(again, f.doc) {
 		t.Fatalf("the document differs between two builds")
 	}
 }
@@ -259,7 +260,7 @@ func TestOpenAPILiveResponses(t *testing.T) {
 			t.Fatalf("GET %s: status %d, want %d: %s", target, resp.StatusCode, wantStatus, body)
 		}
 		v := f.v
-		if target == openAPIPath {
+		if target == openapi.Path {
 			v = f.loose
 		}
 		if ok, errs := v.ValidateHttpResponse(req, resp); !ok {
@@ -367,7 +368,8 @@ func TestOpenAPIErrorBodies(t *testing.T) {
 // drift from the document are rejected.
 func TestOpenAPIRejectsWrongBodies(t *testing.T) {
 	f := newOpenAPIFixture(t)
-	good := string(appendSymbolDetail(nil, fullDoc(), testNow))
+	_, _, served := f.send(t, "GET", "/api/v1/intelligence/BTCUSD")
+	good := string(served)
 	wrong := map[string]string{
 		"enum":          strings.Replace(good, `"dominantSide":"BUY"`, `"dominantSide":"UP"`, 1),
 		"type":          strings.Replace(good, `"tradeCount":600`, `"tradeCount":"600"`, 1),

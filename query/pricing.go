@@ -8,8 +8,9 @@ import (
 	"github.com/gofiber/fiber/v3"
 
 	"github.com/marketintel/mi/query/api"
+	"github.com/marketintel/mi/query/paywall"
+	"github.com/marketintel/mi/query/paywall/x402"
 	"github.com/marketintel/mi/query/schema"
-	"github.com/marketintel/mi/query/x402"
 )
 
 // The free routes the route table's prices drive: GET /pricing,
@@ -17,19 +18,8 @@ import (
 // /.well-known/security.txt. Every price they show is a route's
 // PriceMicroUSD, the same number the 402 quotes and openapi.json carry.
 
-// Operator is who runs the service, shown by /transparency and
-// security.txt. It is part of PaywallConfig.
-type Operator struct {
-	// Name of the operator, e.g. "Example Markets Ltd".
-	Name string
-	// URL of the operator's site.
-	URL string
-	// SecurityContact is the RFC 9116 Contact (mailto: or https:).
-	SecurityContact string
-}
-
 // defaultOperator is shown when the server has no paywall configuration.
-var defaultOperator = Operator{Name: "Market Intelligence Service operator", SecurityContact: "mailto:security@localhost"}
+var defaultOperator = paywall.Operator{Name: "Market Intelligence Service operator", SecurityContact: "mailto:security@localhost"}
 
 // formatParam is the format of GET /pricing: json only.
 var formatParam = api.Enum{Name: "format", Values: []string{"json"}, Desc: "Response format."}
@@ -63,19 +53,15 @@ func (s *Server) pricingOperations() []api.Operation {
 	}
 }
 
-func init() {
-	registerRoutes(func(s *Server) []api.Operation { return s.pricingOperations() })
-}
-
 // paywallOf returns the server's paywall when it is ours.
-func (s *Server) paywallOf() *X402Paywall {
-	pw, _ := s.d.Paywall.(*X402Paywall)
+func (s *Server) paywallOf() *paywall.X402Paywall {
+	pw, _ := s.d.Paywall.(*paywall.X402Paywall)
 	return pw
 }
 
-func (s *Server) operator() Operator {
-	if pw := s.paywallOf(); pw != nil && pw.c.Operator.Name != "" {
-		return pw.c.Operator
+func (s *Server) operator() paywall.Operator {
+	if pw := s.paywallOf(); pw != nil && pw.Operator().Name != "" {
+		return pw.Operator()
 	}
 	return defaultOperator
 }
@@ -83,7 +69,7 @@ func (s *Server) operator() Operator {
 // publicOrigin is the configured public origin, or the request's own.
 func (s *Server) publicOrigin(c fiber.Ctx) string {
 	if pw := s.paywallOf(); pw != nil {
-		return pw.origin
+		return pw.Origin()
 	}
 	return c.Scheme() + "://" + c.Host()
 }
@@ -133,7 +119,7 @@ type networkEntry struct {
 func (s *Server) networks() []networkEntry {
 	out := []networkEntry{}
 	if pw := s.paywallOf(); pw != nil {
-		for _, o := range pw.c.Offers {
+		for _, o := range pw.Offers() {
 			out = append(out, networkEntry{Network: o.Network, Asset: o.Asset.Address, Symbol: o.Asset.Symbol, PayTo: o.PayTo})
 		}
 	}
@@ -206,7 +192,7 @@ func (s *Server) handleX402Resources(c fiber.Ctx) error {
 		}
 		accepts := []x402.PaymentRequirements{}
 		if pw != nil {
-			accepts = pw.accepts(r)
+			accepts = pw.Accepts(r)
 		}
 		out = append(out, x402Resource{Resource: origin + api.OpenAPIPath(r.Path), Type: "http", Method: r.Method,
 			Path: api.OpenAPIPath(r.Path), Description: r.Summary, MimeType: fiber.MIMEApplicationJSON,
@@ -224,19 +210,4 @@ func (s *Server) handleSecurityTxt(c fiber.Ctx) error {
 	b.WriteString("Canonical: " + s.publicOrigin(c) + "/.well-known/security.txt\n")
 	c.Set(fiber.HeaderContentType, "text/plain; charset=utf-8")
 	return c.Status(fiber.StatusOK).SendString(b.String())
-}
-
-// accepts are the requirements the paywall quotes for r.
-func (pw *X402Paywall) accepts(r api.Operation) []x402.PaymentRequirements {
-	assets := r.Assets
-	if len(assets) == 0 {
-		assets = []string{"USDC"}
-	}
-	out := []x402.PaymentRequirements{}
-	for _, o := range pw.c.Offers {
-		if slices.Contains(assets, o.Asset.Symbol) {
-			out = append(out, o.Requirements(r.Price))
-		}
-	}
-	return out
 }

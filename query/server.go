@@ -1,7 +1,12 @@
-// Package query is the HTTP query tier: the Fiber app, its route table with
-// the price of every route, parameter validation, the JSON bodies and the
-// slot where the paywall wraps priced routes. The routes, their parameters
-// and bodies are described in docs/api.md.
+// Package query is the HTTP query tier: it assembles the rooms of the API
+// (market: the live routes; history: the Parquet history; subscriptions:
+// the alerts; paywall: the payments and credit packs; mcp: the tool
+// server; openapi: the interface description) into one route table, mounts
+// it on a Fiber app with the paywall around the priced operations, and
+// serves the routes derived from the table and the operational ones:
+// /pricing, /transparency, the x402 resource manifest, security.txt,
+// /coverage, /status, /healthz and /metrics. docs/architecture.md draws the
+// rooms; docs/api.md describes the routes.
 package query
 
 import (
@@ -16,13 +21,16 @@ import (
 	"github.com/gofiber/fiber/v3"
 	"github.com/gofiber/fiber/v3/middleware/recover"
 
-	"github.com/marketintel/mi/pipeline"
+	"github.com/marketintel/mi/pipeline/stats"
 	"github.com/marketintel/mi/query/api"
-	"github.com/marketintel/mi/query/ledger"
-
-	"github.com/marketintel/mi/sinks/alerts"
-
 	"github.com/marketintel/mi/query/history"
+	"github.com/marketintel/mi/query/market"
+	"github.com/marketintel/mi/query/mcp"
+	"github.com/marketintel/mi/query/openapi"
+	"github.com/marketintel/mi/query/paywall"
+	"github.com/marketintel/mi/query/paywall/ledger"
+	"github.com/marketintel/mi/query/subscriptions"
+	"github.com/marketintel/mi/sinks/alerts"
 	"github.com/marketintel/mi/sinks/views"
 )
 
@@ -33,15 +41,15 @@ type Deps struct {
 	Views *views.Views
 	// Stats gives per-source ingestion stats and dead-letter counts for
 	// /status. Nil means no sources.
-	Stats *pipeline.Stats
+	Stats *stats.Stats
 	// Version is the service version shown by /status.
 	Version string
 	// Now is the clock for freshness and generation times; nil means
 	// time.Now.
 	Now func() time.Time
-	// Paywall wraps the handler of every priced route; nil leaves every
+	// Paywall wraps the handler of every priced operation; nil leaves every
 	// route open.
-	Paywall Paywall
+	Paywall api.Paywall
 	// Logger receives server errors and recovered panics; nil discards them.
 	Logger *slog.Logger
 	// Liquidity answers the liquidity block of /api/v1/intelligence/{symbol}
@@ -49,12 +57,12 @@ type Deps struct {
 	Liquidity *views.Liquidity
 
 	// Ledger holds API keys and credit balances for the credits routes
-	// (credits.go); nil makes them answer 503.
+	// (query/paywall); nil makes them answer 503.
 	Ledger *ledger.SQL
 
 	// Alerts is the alert dispatcher; its Store is the outbox the alert
-	// routes manage (query/alerts.go). Nil answers 404 (unavailable) on
-	// those routes.
+	// routes manage (query/subscriptions). Nil answers 404 (unavailable)
+	// on those routes.
 	Alerts *alerts.Dispatcher
 
 	// History reads the Parquet history (candles, datasets, query,
@@ -63,25 +71,26 @@ type Deps struct {
 	History *history.Store
 }
 
-// Paywall is the slot the payments room fills (api.Paywall): it wraps the
-// handler of every priced operation, and is never asked to wrap a free one.
+// Paywall is the slot the payments room fills (api.Paywall).
 type Paywall = api.Paywall
 
 // Server is the query tier: a Fiber app with the route table registered.
 type Server struct {
-	d       Deps
-	app     *fiber.App
-	ops     []api.Operation
-	markets marketCache // cross-symbol step per window (market_cache.go)
-	// mcp is the MCP tool server, built on first use (mcp.go).
-	mcp mcpServer
+	d    Deps
+	app  *fiber.App
+	ops  []api.Operation
+	live *market.Routes
+	mcp  *mcp.Server
 	// coverage is the body of /coverage, rendered on first use (coverage.go).
 	coverage coverageBody
 }
 
-// New builds the server from d. It registers every route of the table, the
-// paywall around the priced ones, a recover middleware that turns panics into
-// 500 JSON, and JSON bodies for unknown routes and server errors.
+// New builds the server from d. It assembles the route table, checks every
+// declaration (a table that lacks a price, a documented answer or a tool
+// decision is a bug, and panics), mounts each operation behind the
+// validation of its parameters and, when priced, the paywall, and adds a
+// recover middleware that turns panics into 500 JSON, CORS, the HTTP
+// metrics, and JSON bodies for unknown routes and server errors.
 func New(d Deps) *Server {
 	if d.Views == nil {
 		d.Views = views.New()
@@ -104,9 +113,9 @@ func New(d Deps) *Server {
 				"panic", fmt.Sprint(e), "stack", string(debug.Stack()))
 		},
 	}))
-	for _, mw := range middlewares {
-		s.app.Use(mw(s))
-	}
+	s.app.Use(corsMiddleware())
+	s.app.Use(s.metricsMiddleware())
+	s.live = market.New(market.Config{Views: d.Views, Liquidity: d.Liquidity, Now: d.Now})
 	s.ops = s.table()
 	if err := api.CheckTable(s.ops); err != nil {
 		panic("BUG: the route table is incomplete: " + err.Error())
@@ -120,31 +129,27 @@ func New(d Deps) *Server {
 	return s
 }
 
-// middlewares run before every route, in registration order (CORS, the
-// HTTP metrics);
-// feature files add theirs with registerMiddleware in an init function.
-var middlewares []func(*Server) fiber.Handler
-
-// registerMiddleware adds an app-wide middleware to every Server.
-func registerMiddleware(m func(*Server) fiber.Handler) { middlewares = append(middlewares, m) }
-
-// routeGroups are the operations of feature files (history, payments,
-// alerts, MCP, ...), registered with registerRoutes in an init function.
-var routeGroups []func(*Server) []api.Operation
-
-// registerRoutes adds a feature's operations to every Server's table.
-func registerRoutes(group func(*Server) []api.Operation) { routeGroups = append(routeGroups, group) }
-
-// table returns the route table: the intelligence routes, then every
-// registered group in registration order, then POST /mcp and GET
-// /openapi.json, which are derived from the others.
+// table returns the route table: the rooms' operations, this package's
+// own, then POST /mcp and GET /openapi.json, which are derived from the
+// others. Adding a route to a room adds it here; a new room is one more
+// line.
 func (s *Server) table() []api.Operation {
-	ops := s.intelligenceOps()
-	for _, g := range routeGroups {
-		ops = append(ops, g(s)...)
-	}
-	ops = append(ops, s.mcpOperation(ops))
-	return append(ops, s.openAPIOperation())
+	ops := s.live.Operations()
+	ops = append(ops, s.operations()...)
+	ops = append(ops, history.NewRoutes(s.d.History, s.d.Now).Operations()...)
+	ops = append(ops, subscriptions.New(s.d.Alerts).Operations()...)
+	ops = append(ops, paywall.NewCredits(s.d.Ledger, s.d.Now, s.d.Logger).Operations()...)
+	s.mcp = mcp.New(mcp.Config{Ops: slices.Clone(ops), Paywall: s.d.Paywall, Quote: paywall.Responses()[0],
+		Now: s.d.Now, Version: s.d.Version, Logger: s.d.Logger})
+	ops = append(ops, s.mcp.Operation())
+	return append(ops, openapi.Operation(func() []api.Operation { return s.ops }, paywall.Responses()))
+}
+
+// operations are the routes of this package: the operational ones and the
+// ones derived from the table.
+func (s *Server) operations() []api.Operation {
+	ops := []api.Operation{s.statusOperation(), s.healthzOperation(), s.coverageOperation(), s.metricsOperation()}
+	return append(ops, s.pricingOperations()...)
 }
 
 // App returns the Fiber app, for tests and for mounting.
@@ -175,6 +180,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 // handleError turns an error returned by a handler or middleware (including
 // a recovered panic) into a JSON body. Client errors Fiber raises keep their
 // status; everything else is a 500 whose body says nothing about the cause.
+// A path no operation declares reaches it as Fiber's 404.
 func (s *Server) handleError(c fiber.Ctx, err error) error {
 	var fe *fiber.Error
 	code := fiber.StatusInternalServerError
@@ -192,11 +198,7 @@ func (s *Server) handleError(c fiber.Ctx, err error) error {
 	default:
 		code = fiber.StatusInternalServerError
 		s.d.Logger.Error("cannot serve request", "method", c.Method(), "path", c.Path(), "err", err)
-		body = api.AppendErrorBody(nil, "internal", "internal server error")
+		body = api.AppendErrorBody(nil, api.CodeInternal, "internal server error")
 	}
 	return api.SendJSON(c, code, body)
-}
-
-func (s *Server) handleHealthz(c fiber.Ctx) error {
-	return api.SendJSON(c, fiber.StatusOK, []byte(`{"status":"ok"}`))
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/gofiber/fiber/v3"
 
 	"github.com/marketintel/mi/internal/jsonw"
-	"github.com/marketintel/mi/pipeline"
+	"github.com/marketintel/mi/pipeline/stats"
 	"github.com/marketintel/mi/query/api"
 	"github.com/marketintel/mi/query/schema"
 	"github.com/marketintel/mi/schemas"
@@ -29,7 +29,7 @@ var (
 			{"windows", schema.Object("Documents per window.", schema.Obj{{"1m", schema.Count}, {"5m", schema.Count}, {"15m", schema.Count}})},
 		})},
 		{"operators", schema.Obj{{"description", "Operator loop counters since start; null when this process runs no operator loop."},
-			{"oneOf", []schema.Obj{{{"type", "null"}}, schema.Object("", countFields(pipeline.OperatorCounts{}))}}}},
+			{"oneOf", []schema.Obj{{{"type", "null"}}, schema.Object("", countFields(stats.OperatorCounts{}))}}}},
 	})}
 	statusSourceSchema = schema.Named{Name: "StatusSource", Schema: schema.Object("Ingestion state of one source.", schema.Obj{
 		{"source", schema.String},
@@ -49,6 +49,32 @@ var (
 	healthzSchema = schema.Named{Name: "Healthz", Schema: schema.Object("Body of GET /healthz.", schema.Obj{{"status", schema.Const("ok")}})}
 )
 
+// statusOperation declares GET /status.
+func (s *Server) statusOperation() api.Operation {
+	return api.Operation{
+		Method: fiber.MethodGet, Path: "/status", ID: "getStatus", Free: true,
+		Summary:   "Ingestion state and freshness per source, dead letters and view counts.",
+		Responses: []api.Response{api.JSON(fiber.StatusOK, "Ingestion state per source, dead letters, views and operator counters.", statusSchema)},
+		NoTool:    "a free operational route for operators and monitors, not a market question",
+		Handler:   s.handleStatus,
+	}
+}
+
+// healthzOperation declares GET /healthz.
+func (s *Server) healthzOperation() api.Operation {
+	return api.Operation{
+		Method: fiber.MethodGet, Path: "/healthz", ID: "getHealthz", Free: true,
+		Summary:   "Liveness probe.",
+		Responses: []api.Response{api.JSON(fiber.StatusOK, "The process is alive.", healthzSchema)},
+		NoTool:    "a liveness probe for orchestrators",
+		Handler:   s.handleHealthz,
+	}
+}
+
+func (s *Server) handleHealthz(c fiber.Ctx) error {
+	return api.SendJSON(c, fiber.StatusOK, []byte(`{"status":"ok"}`))
+}
+
 // statusBody is the JSON of GET /status (docs/api.md). Pointer fields are
 // null when unknown.
 type statusBody struct {
@@ -59,7 +85,7 @@ type statusBody struct {
 	DeadLetters map[string]uint64 `json:"deadLetters"`
 	Views       statusViews       `json:"views"`
 	// Operators is null when no operator loop runs in this process.
-	Operators *pipeline.OperatorCounts `json:"operators"`
+	Operators *stats.OperatorCounts `json:"operators"`
 }
 
 // statusSource is the ingestion state of one source.
@@ -154,7 +180,7 @@ func sourceStatus(name, state string, trades, rejected uint64, lastEventNs, last
 }
 
 // addLiveStatus adds what live sources report: lag and gaps.
-func addLiveStatus(ss *statusSource, st pipeline.SourceStats) {
+func addLiveStatus(ss *statusSource, st stats.SourceStats) {
 	if st.Trades > 0 {
 		ms := st.LagNs / 1e6
 		ss.LagMs = &ms
@@ -168,7 +194,7 @@ func addLiveStatus(ss *statusSource, st pipeline.SourceStats) {
 
 // countFields returns the properties of a struct of unsigned counters, named
 // by their json tags in field order, so the schema follows the struct
-// (pipeline.OperatorCounts, owned by the pipeline) as it grows.
+// (stats.OperatorCounts, owned by the pipeline) as it grows.
 func countFields(v any) schema.Obj {
 	t := reflect.TypeOf(v)
 	props := schema.Obj{}

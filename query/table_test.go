@@ -11,6 +11,7 @@ import (
 	"github.com/gofiber/fiber/v3"
 
 	"github.com/marketintel/mi/query/api"
+	"github.com/marketintel/mi/query/mcp"
 )
 
 // TestEveryServedRouteIsDeclared: every route the Fiber app serves is an
@@ -75,25 +76,24 @@ func TestEveryDeclaredRouteIsServed(t *testing.T) {
 }
 
 // TestMCPToolsDeclaredOnce: the tools of spec §4.8 are all listed, each
-// once: a route that declares its tool replaces the pending entry.
+// once: a route that declares its tool replaces its pending entry in
+// query/mcp.
 func TestMCPToolsDeclaredOnce(t *testing.T) {
 	s := newTestServer(nil, nil)
-	tools := mcpTools(s.Operations())
 	var names []string
-	for _, tl := range tools {
-		if slices.Contains(names, tl.name) {
-			t.Errorf("tool %s is listed twice: delete its pendingTools entry once its route declares it", tl.name)
+	for _, tl := range s.mcp.Tools() {
+		if slices.Contains(names, tl.Name) {
+			t.Errorf("tool %s is listed twice: delete its pendingTools entry once its route declares it", tl.Name)
 		}
-		names = append(names, tl.name)
+		names = append(names, tl.Name)
+		served := slices.ContainsFunc(s.Operations(), func(op api.Operation) bool { return op.Key() == tl.Route })
+		if served != tl.Available {
+			t.Errorf("tool %s: available %v, but its route %s served %v", tl.Name, tl.Available, tl.Route, served)
+		}
 	}
-	for _, want := range toolOrder {
+	for _, want := range mcp.SpecTools {
 		if !slices.Contains(names, want) {
 			t.Errorf("tool %s of spec §4.8 is not listed", want)
-		}
-	}
-	for _, p := range pendingTools {
-		if slices.ContainsFunc(s.Operations(), func(op api.Operation) bool { return op.Key() == p.route }) {
-			t.Errorf("route %s is served: declare its tool %s on the operation and delete the pending entry", p.route, p.name)
 		}
 	}
 }
