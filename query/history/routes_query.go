@@ -209,7 +209,7 @@ func appendQueryResult(b []byte, sym string, se SeriesSummary, sigs []string, st
 		b = append(b, ',', '"')
 		b = append(b, k...)
 		b = append(b, '"', ':')
-		return datasets.AppendNumber(b, v)
+		return jsonw.AppendFloat(b, v)
 	}
 	opt := func(b []byte, k string, v float64) []byte {
 		if !hasSig {

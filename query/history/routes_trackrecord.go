@@ -8,7 +8,6 @@ import (
 
 	"github.com/gofiber/fiber/v3"
 
-	"github.com/marketintel/mi/datasets"
 	"github.com/marketintel/mi/internal/jsonw"
 	"github.com/marketintel/mi/query/api"
 	"github.com/marketintel/mi/query/schema"
@@ -169,9 +168,9 @@ func (rt *Routes) serveTrackRecord(c fiber.Ctx, window, sym string, days, latest
 			b = append(b, `,"eventType":`...)
 			b = jsonw.AppendString(b, o.EventType)
 			b = append(b, `,"confidence":`...)
-			b = datasets.AppendNumber(b, o.Confidence)
+			b = jsonw.AppendFloat(b, o.Confidence)
 			b = append(b, `,"price":`...)
-			b = datasets.AppendNumber(b, o.Price)
+			b = jsonw.AppendFloat(b, o.Price)
 			b = append(b, `,"outcomes":{`...)
 			for h, name := range TrackHorizons {
 				if h > 0 {
@@ -182,7 +181,7 @@ func (rt *Routes) serveTrackRecord(c fiber.Ctx, window, sym string, days, latest
 				if math.IsNaN(o.Returns[h]) {
 					b = append(b, "null"...)
 				} else {
-					b = datasets.AppendNumber(b, o.Returns[h])
+					b = jsonw.AppendFloat(b, o.Returns[h])
 				}
 			}
 			b = append(b, "}}"...)
@@ -204,9 +203,9 @@ func appendHorizons(b []byte, outs []ChangeOutcome) []byte {
 		b = append(b, `:{"samples":`...)
 		b = strconv.AppendInt(b, int64(st[h].Samples), 10)
 		b = append(b, `,"hitRate":`...)
-		b = datasets.AppendNumber(b, st[h].HitRate)
+		b = jsonw.AppendFloat(b, st[h].HitRate)
 		b = append(b, `,"averageReturnPercent":`...)
-		b = datasets.AppendNumber(b, st[h].AverageReturn)
+		b = jsonw.AppendFloat(b, st[h].AverageReturn)
 		b = append(b, '}')
 	}
 	return append(b, '}')
