@@ -111,3 +111,26 @@ func TestValidated(t *testing.T) {
 		t.Fatalf("the handler ran %d times, want 2 (never on a rejected parameter)", ran)
 	}
 }
+
+// TestChecksDoNotAllocate: the up-front check of a valid value allocates
+// nothing, so validation adds no garbage to the hot routes (the handler's
+// Get makes the one copy it needs).
+func TestChecksDoNotAllocate(t *testing.T) {
+	now := time.Now
+	f := func(p Param, raw string) {
+		t.Helper()
+		check := p.Spec().Check
+		if e := check(raw, now); e != nil {
+			t.Fatalf("%s=%q refused: %v", p.Spec().Name, raw, e)
+		}
+		if n := testing.AllocsPerRun(100, func() { _ = check(raw, now) }); n != 0 {
+			t.Fatalf("checking %s=%q allocates %v times", p.Spec().Name, raw, n)
+		}
+	}
+	f(Symbol{In: InPath}, "btcusd")
+	f(Symbols{Required: true}, "btcusd,ETHUSD,brk.b")
+	f(Enum{Name: "window", Values: []string{"1m", "5m", "15m"}, Default: "5m"}, "15m")
+	f(Int{Name: "limit", Min: 1, Max: 1000, Default: 20}, "250")
+	f(Number{Name: "minAnomaly", Min: 0, Max: 100, Default: 70}, "72.5")
+	f(Bool{Name: "persist"}, "true")
+}

@@ -160,7 +160,7 @@ func (p Int) parse(raw string) (int64, *ParamError) {
 		return p.Default, nil
 	}
 	var n int64
-	ok := len(raw) <= len(strconv.FormatInt(p.Max, 10))+1
+	ok := len(raw) <= digits(p.Max)+1
 	for i := 0; ok && i < len(raw); i++ {
 		c := raw[i]
 		if c < '0' || c > '9' {
@@ -174,6 +174,15 @@ func (p Int) parse(raw string) (int64, *ParamError) {
 		return 0, &ParamError{Param: p.Name, Message: p.Name + " must be an " + r, Range: r}
 	}
 	return n, nil
+}
+
+// digits is the number of decimal digits of n ≥ 0.
+func digits(n int64) int {
+	d := 1
+	for ; n >= 10; n /= 10 {
+		d++
+	}
+	return d
 }
 
 // maxNumberLen bounds the text of a Number.
@@ -250,7 +259,13 @@ func (p Symbol) Spec() ParamSpec {
 	s := schema.Obj{{"type", "string"}, {"minLength", 1}, {"maxLength", MaxSymbolLen}, {"pattern", symbolPattern}}
 	in := inOr(p.In)
 	return ParamSpec{Name: p.name(), In: in, Desc: p.Desc, Required: p.Required || in == InPath, Schema: s, ToolSchema: s,
-		Check: func(raw string, _ func() time.Time) *ParamError { _, e := p.parse(raw); return e }}
+		Check: func(raw string, _ func() time.Time) *ParamError {
+			if validSymbol(raw) || raw == "" && !p.Required && in != InPath {
+				return nil // valid: checked without the copy Get makes
+			}
+			_, e := p.parse(raw)
+			return e
+		}}
 }
 
 // Get returns the symbol in upper case ("" when an optional symbol is
@@ -273,15 +288,21 @@ func (p Symbol) parse(raw string) (string, *ParamError) {
 // characters of letters, digits, '.', '-' and '_'. The result never
 // aliases raw. The error names the parameter "symbol".
 func ParseSymbol(raw string) (string, *ParamError) {
+	if !validSymbol(raw) {
+		return "", &ParamError{Param: "symbol", Message: "symbol must be " + symbolRange, Range: symbolRange}
+	}
+	return strings.Clone(strings.ToUpper(raw)), nil
+}
+
+// validSymbol reports whether raw is 1 to 32 letters, digits, '.', '-'
+// and '_'.
+func validSymbol(raw string) bool {
 	ok := len(raw) >= 1 && len(raw) <= MaxSymbolLen
 	for i := 0; ok && i < len(raw); i++ {
 		c := raw[i]
 		ok = c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '.' || c == '-' || c == '_'
 	}
-	if !ok {
-		return "", &ParamError{Param: "symbol", Message: "symbol must be " + symbolRange, Range: symbolRange}
-	}
-	return strings.Clone(strings.ToUpper(raw)), nil
+	return ok
 }
 
 // Symbols is 1 to 20 comma-separated symbols, each as Symbol accepts it;
@@ -307,7 +328,24 @@ func (p Symbols) Spec() ParamSpec {
 	tool := schema.Obj{{"type", "array"}, {"items", schema.Obj{{"type", "string"}, {"minLength", 1}, {"maxLength", MaxSymbolLen},
 		{"pattern", symbolPattern}}}, {"minItems", 1}, {"maxItems", MaxSymbols}}
 	return ParamSpec{Name: p.name(), In: InQuery, Desc: p.Desc, Required: p.Required, Schema: s, ToolSchema: tool,
-		Check: func(raw string, _ func() time.Time) *ParamError { _, e := p.parse(raw); return e }}
+		Check: func(raw string, _ func() time.Time) *ParamError {
+			if raw == "" && !p.Required || raw != "" && strings.Count(raw, ",") < MaxSymbols && allSymbols(raw) {
+				return nil // valid: checked without building the list Get returns
+			}
+			_, e := p.parse(raw)
+			return e
+		}}
+}
+
+// allSymbols reports whether every comma-separated part of raw is a valid
+// symbol.
+func allSymbols(raw string) bool {
+	for part := range strings.SplitSeq(raw, ",") {
+		if !validSymbol(part) {
+			return false
+		}
+	}
+	return true
 }
 
 // Get returns the symbols, upper case, in request order; nil when an
