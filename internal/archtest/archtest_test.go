@@ -72,6 +72,5 @@ func TestCheck(t *testing.T) {
 	f(Package{Path: "query/paywall/x402", Imports: []string{m("query/paywall/ledger")}}, "")
 	f(Package{Path: "query/api", Imports: []string{m("query/history")}}, "imports no room")
 	f(Package{Path: "internal/jsonw", Imports: []string{m("schemas")}}, "must import nothing")
-	f(Package{Path: "datasets", Imports: []string{m("internal/e2e")}}, "no test helper")
 	f(Package{Path: "cmd/mi", Imports: []string{m("pipeline"), m("query")}, Deps: []string{"github.com/twmb/franz-go/pkg/kgo"}}, "")
 }
