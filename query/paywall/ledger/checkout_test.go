@@ -12,7 +12,9 @@ import (
 
 var sessionSeq atomic.Int64
 
-func newSessionID() string { return fmt.Sprintf("cs_test_%d_%d", time.Now().UnixNano(), sessionSeq.Add(1)) }
+func newSessionID() string {
+	return fmt.Sprintf("cs_test_%d_%d", time.Now().UnixNano(), sessionSeq.Add(1))
+}
 
 // openPack20 opens a checkout of the 20 USD pack (credit 22 USD).
 func openPack20(t *testing.T, s *SQL, topUp string) string {
