@@ -144,13 +144,15 @@ func Render(c fiber.Ctx, status int, t *template.Template, p Page) error {
 const ContentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
 	"connect-src 'self'; form-action 'self' https://checkout.stripe.com; base-uri 'none'; frame-ancestors 'none'"
 
-// SetPageHeaders sets the headers of an HTML page.
+// SetPageHeaders sets the headers of an HTML page; a page that set its own
+// Referrer-Policy or Cache-Control keeps it.
 func SetPageHeaders(c fiber.Ctx) {
 	c.Set(fiber.HeaderContentSecurityPolicy, ContentSecurityPolicy)
 	c.Set(fiber.HeaderXContentTypeOptions, "nosniff")
-	c.Set(fiber.HeaderReferrerPolicy, "same-origin")
-	if c.Response().Header.Peek(fiber.HeaderCacheControl) == nil {
-		c.Set(fiber.HeaderCacheControl, "private, no-cache")
+	for _, h := range [][2]string{{fiber.HeaderReferrerPolicy, "same-origin"}, {fiber.HeaderCacheControl, "private, no-cache"}} {
+		if c.Response().Header.Peek(h[0]) == nil {
+			c.Set(h[0], h[1])
+		}
 	}
 }
 

@@ -377,14 +377,15 @@ func (s *SQL) checkoutAccount(ctx context.Context, tx *sql.Tx, r checkoutRow) (i
 }
 
 // CheckoutReversal takes back credit of a paid session after a refund or a
-// dispute: the share Numerator / Denominator of the amount paid (amount
-// refunded or disputed over amount paid) of the pack's credit.
+// dispute: the share Amount / (the session's amount) of the pack's credit.
 type CheckoutReversal struct {
 	// PaymentIntent names the session's payment.
 	PaymentIntent string
-	// Numerator and Denominator: the share of the payment taken back, in
-	// the currency's minor units (e.g. amount_refunded and amount).
-	Numerator, Denominator int64
+	// Amount is how much of the payment is taken back in all, in the
+	// currency's minor units: the charge's amount refunded so far, or the
+	// amount disputed. Reversals only grow: an amount below what was taken
+	// back before takes nothing more.
+	Amount int64
 	// Reason describes it in the entry.
 	Reason string
 }
@@ -493,8 +494,8 @@ func (s *SQL) closeCheckout(ctx context.Context, tx *sql.Tx, sessionID, status s
 }
 
 // reverseCheckout takes back the share of a paid session's credit that r
-// names, beyond what earlier reversals took: the target is credit × share
-// (at most the credit), and the account is debited the difference, or its
+// names, beyond what earlier reversals took: the target is credit × amount
+// / paid amount (at most the credit), and the account is debited the difference, or its
 // whole balance when less is left (the rest was spent; docs/checkout.md).
 func (s *SQL) reverseCheckout(ctx context.Context, tx *sql.Tx, r CheckoutReversal, eventID string, at int64) (string, error) {
 	if r.PaymentIntent == "" {
@@ -514,12 +515,12 @@ func (s *SQL) reverseCheckout(ctx context.Context, tx *sql.Tx, r CheckoutReversa
 	if err != nil {
 		return "", err
 	}
-	if r.Denominator <= 0 || r.Numerator < 0 {
-		return "", fmt.Errorf("cannot reverse checkout %s: share %d/%d", row.SessionID, r.Numerator, r.Denominator)
+	if r.Amount < 0 {
+		return "", fmt.Errorf("cannot reverse checkout %s: negative amount %d", row.SessionID, r.Amount)
 	}
 	target := row.CreditMicroUSD
-	if r.Numerator < r.Denominator {
-		target = row.CreditMicroUSD * r.Numerator / r.Denominator
+	if r.Amount < row.Amount {
+		target = row.CreditMicroUSD * r.Amount / row.Amount
 	}
 	delta := target - row.ReversedMicroUSD
 	if delta <= 0 {
@@ -557,4 +558,21 @@ func (s *SQL) reverseCheckout(ctx context.Context, tx *sql.Tx, r CheckoutReversa
 		out += " (the rest was spent)"
 	}
 	return out, nil
+}
+
+// CloseCheckout ends an open session as CheckoutExpired or CheckoutFailed,
+// as a retrieval from the processor found it, and returns its state; a
+// session that is not open is left alone. ErrUnknownCheckout when it was
+// never opened here.
+func (s *SQL) CloseCheckout(ctx context.Context, sessionID, status string) (Checkout, error) {
+	var c Checkout
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		if _, err := s.closeCheckout(ctx, tx, sessionID, status); err != nil {
+			return err
+		}
+		var err error
+		c, err = s.checkout(ctx, tx, sessionID)
+		return err
+	})
+	return c, err
 }

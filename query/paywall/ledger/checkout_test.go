@@ -200,6 +200,12 @@ func TestConformanceStripeEvents(t *testing.T) {
 		if out, err := s.ApplyStripeEvent(ctx, StripeEvent{ID: "evt_5", Type: "checkout.session.expired", ObjectID: other, Close: CheckoutExpired}); err != nil || out != CheckoutExpired {
 			t.Fatalf("expiry: %q %v", out, err)
 		}
+		if c, err := s.CloseCheckout(ctx, other, CheckoutFailed); err != nil || c.Status != CheckoutExpired {
+			t.Fatalf("closing an expired session again: %+v %v", c, err)
+		}
+		if _, err := s.CloseCheckout(ctx, "cs_nobody", CheckoutExpired); !errors.Is(err, ErrUnknownCheckout) {
+			t.Fatalf("closing an unknown session: %v", err)
+		}
 		if out, err := s.ApplyStripeEvent(ctx, StripeEvent{ID: "evt_6", Type: "checkout.session.expired", ObjectID: id, Close: CheckoutExpired}); err != nil || out != "ignored: session not open" {
 			t.Fatalf("expiry of a paid session: %q %v", out, err)
 		}
@@ -245,7 +251,7 @@ func TestConformanceCheckoutReversals(t *testing.T) {
 		pi := "pi_" + id
 		// A partial refund of 5 of 20 USD takes back a quarter of 22 USD.
 		out, err := s.ApplyStripeEvent(ctx, StripeEvent{ID: "evt_r1", Type: "charge.refunded", ObjectID: "ch_1",
-			Reverse: &CheckoutReversal{PaymentIntent: pi, Numerator: 500, Denominator: 2000, Reason: "refund"}})
+			Reverse: &CheckoutReversal{PaymentIntent: pi, Amount: 500, Reason: "refund"}})
 		if err != nil || out != "took back 5.5 USD of 5.5 USD" {
 			t.Fatalf("partial refund: %q %v", out, err)
 		}
@@ -253,7 +259,7 @@ func TestConformanceCheckoutReversals(t *testing.T) {
 		// The same share again (a later event with the cumulative amount)
 		// takes nothing more.
 		if out, err := s.ApplyStripeEvent(ctx, StripeEvent{ID: "evt_r2", Type: "charge.refunded", ObjectID: "ch_1",
-			Reverse: &CheckoutReversal{PaymentIntent: pi, Numerator: 500, Denominator: 2000}}); err != nil || out != "nothing more to take back (5.5 USD taken before)" {
+			Reverse: &CheckoutReversal{PaymentIntent: pi, Amount: 500}}); err != nil || out != "nothing more to take back (5.5 USD taken before)" {
 			t.Fatalf("same share: %q %v", out, err)
 		}
 		// Spend most of it, then a dispute of the whole payment takes back
@@ -262,7 +268,7 @@ func TestConformanceCheckoutReversals(t *testing.T) {
 			t.Fatal(err)
 		}
 		out, err = s.ApplyStripeEvent(ctx, StripeEvent{ID: "evt_d1", Type: "charge.dispute.created", ObjectID: "dp_1",
-			Reverse: &CheckoutReversal{PaymentIntent: pi, Numerator: 2000, Denominator: 2000, Reason: "dispute"}})
+			Reverse: &CheckoutReversal{PaymentIntent: pi, Amount: 2000, Reason: "dispute"}})
 		if err != nil || out != "took back 0.5 USD of 16.5 USD (the rest was spent)" {
 			t.Fatalf("dispute: %q %v", out, err)
 		}
@@ -271,7 +277,7 @@ func TestConformanceCheckoutReversals(t *testing.T) {
 			t.Fatalf("%+v %v", c, err)
 		}
 		if out, err := s.ApplyStripeEvent(ctx, StripeEvent{ID: "evt_r3", Type: "charge.refunded", ObjectID: "ch_2",
-			Reverse: &CheckoutReversal{PaymentIntent: "pi_other", Numerator: 1, Denominator: 1}}); err != nil || out != "ignored: payment of no checkout session" {
+			Reverse: &CheckoutReversal{PaymentIntent: "pi_other", Amount: 1}}); err != nil || out != "ignored: payment of no checkout session" {
 			t.Fatalf("refund of another payment: %q %v", out, err)
 		}
 		// A refund before the key was shown takes from the account made at
@@ -281,7 +287,7 @@ func TestConformanceCheckoutReversals(t *testing.T) {
 			t.Fatal(err)
 		}
 		if _, err := s.ApplyStripeEvent(ctx, StripeEvent{ID: "evt_r4", Type: "charge.refunded", ObjectID: "ch_3",
-			Reverse: &CheckoutReversal{PaymentIntent: "pi_" + id2, Numerator: 2000, Denominator: 2000}}); err != nil {
+			Reverse: &CheckoutReversal{PaymentIntent: "pi_" + id2, Amount: 2000}}); err != nil {
 			t.Fatal(err)
 		}
 		if bal, err := s.CheckoutBalance(ctx, id2); err != nil || bal != 0 {
