@@ -29,6 +29,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
@@ -220,6 +221,50 @@ func (c *Chain) Transact(t testing.TB, from Account, to *common.Address, data []
 // TransactStatus is Transact without the check of the receipt's status.
 func (c *Chain) TransactStatus(t testing.TB, from Account, to *common.Address, data []byte) *types.Receipt {
 	t.Helper()
+	return c.TransactValueStatus(t, from, to, nil, data)
+}
+
+// TransactValue is Transact sending value wei with the call.
+func (c *Chain) TransactValue(t testing.TB, from Account, to *common.Address, value *big.Int, data []byte) *types.Receipt {
+	t.Helper()
+	r := c.TransactValueStatus(t, from, to, value, data)
+	if r.Status != types.ReceiptStatusSuccessful {
+		t.Fatalf("transaction %s reverted", r.TxHash.Hex())
+	}
+	return r
+}
+
+// NewAccount returns a new account holding eth wei, sent by Accounts[0].
+func (c *Chain) NewAccount(t testing.TB, eth *big.Int) Account {
+	t.Helper()
+	k, err := crypto.GenerateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := Account{Key: k, Address: crypto.PubkeyToAddress(k.PublicKey)}
+	c.TransactValue(t, c.Accounts[0], &a.Address, eth, nil)
+	return a
+}
+
+// CallContract runs method of the contract at `to` with eth_call against
+// the latest block, directly on the backend (not counted, no faults), and
+// returns the unpacked outputs.
+func (c *Chain) CallContract(a abi.ABI, to common.Address, method string, args ...any) ([]any, error) {
+	data, err := a.Pack(method, args...)
+	if err != nil {
+		return nil, err
+	}
+	out, err := c.Backend.Client().CallContract(context.Background(), ethereum.CallMsg{To: &to, Data: data}, nil)
+	if err != nil {
+		return nil, err
+	}
+	return a.Unpack(method, out)
+}
+
+// TransactValueStatus is TransactValue without the check of the receipt's
+// status.
+func (c *Chain) TransactValueStatus(t testing.TB, from Account, to *common.Address, value *big.Int, data []byte) *types.Receipt {
+	t.Helper()
 	ctx := context.Background()
 	cl := c.Backend.Client()
 	nonce, err := cl.PendingNonceAt(ctx, from.Address)
@@ -234,7 +279,7 @@ func (c *Chain) TransactStatus(t testing.TB, from Account, to *common.Address, d
 	tx, err := types.SignNewTx(from.Key, types.LatestSignerForChainID(chainID), &types.DynamicFeeTx{
 		ChainID: chainID, Nonce: nonce, GasTipCap: big.NewInt(1e9),
 		GasFeeCap: new(big.Int).Add(big.NewInt(1e9), new(big.Int).Mul(head.BaseFee, big.NewInt(2))),
-		Gas:       5_000_000, To: to, Data: data,
+		Gas:       5_000_000, To: to, Data: data, Value: value,
 	})
 	if err != nil {
 		t.Fatal(err)
