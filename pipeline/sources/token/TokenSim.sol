@@ -35,6 +35,7 @@ contract TokenSim {
         uint256 sellAmount; // tokens sold
         uint256 sellExpected; // quote the pair's reserves promise for sellAmount, before any tax
         uint256 sellReceived; // quote the buyer's balance grew by
+        uint256 sellArrived; // tokens that reached the pair out of sellAmount
         uint256 sellGas;
     }
 
@@ -61,10 +62,13 @@ contract TokenSim {
         if (amount == 0) return r;
         r.sellAmount = amount;
         uint256 g2 = gasleft();
-        try TokenSim(address(this)).sellV2(pair, token, quote, amount) returns (uint256 expected, uint256 received) {
+        try TokenSim(address(this)).sellV2(pair, token, quote, amount) returns (
+            uint256 expected, uint256 received, uint256 arrived
+        ) {
             r.sellOk = true;
             r.sellExpected = expected;
             r.sellReceived = received;
+            r.sellArrived = arrived;
         } catch (bytes memory err) {
             r.sellError = err;
         }
@@ -87,7 +91,7 @@ contract TokenSim {
 
     function sellV2(address pair, address token, address quote, uint256 amount)
         external
-        returns (uint256 expected, uint256 received)
+        returns (uint256 expected, uint256 received, uint256 arrived)
     {
         require(msg.sender == address(this), "TokenSim: internal");
         (uint256 rToken, uint256 rQuote, bool tokenIs0) = reserves(pair, token);
@@ -96,7 +100,7 @@ contract TokenSim {
         // The transfer may have moved the reserves (tokens that swap their
         // fees on sells): price what arrived against the reserves now.
         (rToken, rQuote,) = reserves(pair, token);
-        uint256 arrived = IERC20Like(token).balanceOf(pair) - rToken;
+        arrived = IERC20Like(token).balanceOf(pair) - rToken;
         uint256 out = amountOut(arrived, rToken, rQuote);
         require(out > 0, "TokenSim: no output for the sell");
         uint256 before = IERC20Like(quote).balanceOf(address(this));
