@@ -28,7 +28,7 @@ func TestV2RouterTrades(t *testing.T) {
 	tok := c.Deploy(t, o, chaintest.ERC20, "T", "T", new(big.Int).Mul(big.NewInt(1_000_000), e18))
 	v.AddLiquidityETH(t, o, tok, new(big.Int).Mul(big.NewInt(1000), e18), new(big.Int).Mul(big.NewInt(10), e18))
 	pair := v.Pair(t, tok, v.WETH)
-	if (pair == [20]byte{}) {
+	if pair == [20]byte{} {
 		t.Fatal("no pair")
 	}
 	buyer := c.Accounts[1]

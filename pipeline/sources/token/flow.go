@@ -18,11 +18,11 @@ import (
 // flowRead is one read of a token's pools and last hour, shared by the
 // flow answer and the risk report.
 type flowRead struct {
-	info   tokenInfo
-	head   chain.Header
-	pools  []*pool
-	flow   *assess.Flow
-	buys   []buyObs // most recent first
+	info  tokenInfo
+	head  chain.Header
+	pools []*pool
+	flow  *assess.Flow
+	buys  []buyObs // most recent first
 }
 
 // buyObs is a recent buy: the pool sent Out raw tokens to Recipient in Tx.

@@ -36,10 +36,10 @@ const (
 // Bad-input sentinels: the address holds no ERC-20 token. Their messages
 // are fit for a 400.
 var (
-	ErrNotContract   = errors.New("no contract at this address (an externally owned account or an unused address)")
+	ErrNotContract    = errors.New("no contract at this address (an externally owned account or an unused address)")
 	ErrSelfDestructed = errors.New("the contract at this address self-destructed (it has no code now but emitted logs before)")
-	ErrNotERC20      = errors.New("the contract at this address is not an ERC-20 token (decimals, totalSupply or balanceOf does not answer as ERC-20 requires)")
-	ErrNoVenues      = errors.New("no venues configured for this chain")
+	ErrNotERC20       = errors.New("the contract at this address is not an ERC-20 token (decimals, totalSupply or balanceOf does not answer as ERC-20 requires)")
+	ErrNoVenues       = errors.New("no venues configured for this chain")
 )
 
 // Chains gives the client of a chain (chain.Set implements it).
