@@ -110,4 +110,3 @@ func (s *Store) SmartMoney(ctx context.Context, symbol string, routers map[strin
 	}
 	return smartmoney.Rank(trades, smartmoney.Options{Symbol: symbol, Now: now, From: from, Routers: routers, Under: int(under)}), nil
 }
-
