@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -40,19 +39,23 @@ var DefaultRouters = map[string]bool{
 }
 
 // smartMoneySQL reads a symbol's on-chain wallet trades of known side and
-// at least the minimum notional, in time order (ties: chain, market,
-// transaction, log index: a fixed order).
+// at least the minimum notional, in time order; the rows of one time (one
+// block on a chain) are put in a fixed order in Go (smartmoney.OrderTies),
+// cheaper than sorting on the strings. Within a block the order does not
+// change a wallet's average-cost PnL except for round trips, which are
+// excluded.
 const smartMoneySQL = `SELECT epoch_ns(event_time)::BIGINT AS t, chain::VARCHAR AS chain, market::VARCHAR AS market, wallet::VARCHAR AS wallet,
   (CASE WHEN side = 'BUY' THEN 1 ELSE 0 END)::BIGINT AS buy, price::DOUBLE AS price, size::DOUBLE AS size, notional_usd::DOUBLE AS usd
 FROM read_parquet(?::VARCHAR[], hive_partitioning = true, union_by_name = true)
 WHERE symbol = ? AND wallet <> '' AND side IN ('BUY', 'SELL') AND notional_usd >= ?
   AND event_time >= ?::TIMESTAMP AND event_time <= ?::TIMESTAMP
-ORDER BY t, chain, market, trade_id, log_index`
+ORDER BY t`
 
-// smallTradesSQL counts the same trades under the minimum notional.
-const smallTradesSQL = `SELECT count(*)::BIGINT
+// countTradesSQL counts the same trades at or above the minimum notional
+// (to size the read) and under it (ignored, counted in the answer).
+const countTradesSQL = `SELECT count(*) FILTER (WHERE notional_usd >= ?)::BIGINT, count(*) FILTER (WHERE notional_usd < ?)::BIGINT
 FROM read_parquet(?::VARCHAR[], hive_partitioning = true, union_by_name = true)
-WHERE symbol = ? AND wallet <> '' AND side IN ('BUY', 'SELL') AND notional_usd < ?
+WHERE symbol = ? AND wallet <> '' AND side IN ('BUY', 'SELL')
   AND event_time >= ?::TIMESTAMP AND event_time <= ?::TIMESTAMP`
 
 // tradeFiles returns the trades files of days in [from, to].
@@ -76,21 +79,30 @@ func (s *Store) SmartMoney(ctx context.Context, symbol string, routers map[strin
 	}
 	ts := func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05.999999999") }
 	args := []any{files, symbol, smartmoney.MinTradeUSD, ts(from), ts(now)}
-	var trades []smartmoney.Trade
-	var sc stringCache
-	wallets := map[string]string{}
+	var kept, under int64
+	if err := s.db.QueryRowContext(ctx, countTradesSQL, bindArgs([]any{smartmoney.MinTradeUSD, smartmoney.MinTradeUSD, files, symbol, ts(from), ts(now)})...).Scan(&kept, &under); err != nil {
+		return smartmoney.Answer{}, fmt.Errorf("cannot count the trades of %s: %w", symbol, err)
+	}
+	if kept == 0 && under == 0 {
+		return smartmoney.Answer{}, fmt.Errorf("%w: %s", ErrNoWalletTrades, symbol)
+	}
+	trades := make([]smartmoney.Trade, 0, kept)
+	dict := smartmoney.NewDict()
 	err := s.queryBatches(ctx, smartMoneySQL, args, func(rec arrow.RecordBatch) error {
 		tt, buy := colInt64(rec, 0), colInt64(rec, 4)
 		chains, markets, ws := colString(rec, 1), colString(rec, 2), colString(rec, 3)
 		price, size, usd := colFloat64(rec, 5), colFloat64(rec, 6), colFloat64(rec, 7)
+		var lastChain, lastMarket string
+		var chainID, marketID uint32
 		for j := range tt {
-			w := ws.Value(j)
-			id, ok := wallets[w]
-			if !ok {
-				id = strings.Clone(w)
-				wallets[id] = id
+			// Runs of one chain and one pool are common: look up once.
+			if c := chains.Value(j); j == 0 || c != lastChain {
+				lastChain, chainID = c, dict.ID(c)
 			}
-			trades = append(trades, smartmoney.Trade{TimeNs: tt[j], Chain: sc.get(0, chains, j), Market: sc.get(1, markets, j), Wallet: id,
+			if m := markets.Value(j); j == 0 || m != lastMarket {
+				lastMarket, marketID = m, dict.ID(m)
+			}
+			trades = append(trades, smartmoney.Trade{TimeNs: tt[j], Chain: chainID, Market: marketID, Wallet: dict.ID(ws.Value(j)),
 				Buy: buy[j] == 1, Price: price[j], Size: size[j], USD: usd[j]})
 		}
 		return nil
@@ -98,15 +110,9 @@ func (s *Store) SmartMoney(ctx context.Context, symbol string, routers map[strin
 	if err != nil {
 		return smartmoney.Answer{}, fmt.Errorf("cannot read the trades of %s: %w", symbol, err)
 	}
-	var under int64
-	if err := s.db.QueryRowContext(ctx, smallTradesSQL, bindArgs(args)...).Scan(&under); err != nil {
-		return smartmoney.Answer{}, fmt.Errorf("cannot count the small trades of %s: %w", symbol, err)
-	}
-	if len(trades) == 0 && under == 0 {
-		return smartmoney.Answer{}, fmt.Errorf("%w: %s", ErrNoWalletTrades, symbol)
-	}
+	smartmoney.OrderTies(trades, dict)
 	if routers == nil {
 		routers = DefaultRouters
 	}
-	return smartmoney.Rank(trades, smartmoney.Options{Symbol: symbol, Now: now, From: from, Routers: routers, Under: int(under)}), nil
+	return smartmoney.Rank(trades, smartmoney.Options{Symbol: symbol, Now: now, From: from, Routers: routers, Under: int(under), Dict: dict}), nil
 }

@@ -32,16 +32,40 @@ const (
 	CostBasis = "average cost: a buy adds its USD cost to the position's cost basis; a sell realizes (sell price - average cost) x size sold and removes the sold share of the cost basis; sells beyond the recorded position have no known cost and are not counted; unrealized = open size x mark price - remaining cost basis"
 )
 
-// Trade is one stored on-chain trade of the symbol by a wallet.
+// Trade is one stored on-chain trade of the symbol by a wallet. Chain,
+// Market and Wallet are ids of a Dict (no pointers: a million trades cost
+// the garbage collector nothing to scan).
 type Trade struct {
-	TimeNs int64
-	Chain  string
-	Market string
-	Wallet string
-	Buy    bool
+	TimeNs                int64
+	Chain, Market, Wallet uint32
+	Buy                   bool
 	// Price is USD per unit, Size base units, USD the notional.
 	Price, Size, USD float64
 }
+
+// Dict gives strings small ids.
+type Dict struct {
+	names []string
+	ids   map[string]uint32
+}
+
+// NewDict returns an empty dictionary.
+func NewDict() *Dict { return &Dict{ids: map[string]uint32{}} }
+
+// ID returns s's id, adding s (copied) when new.
+func (d *Dict) ID(s string) uint32 {
+	if id, ok := d.ids[s]; ok {
+		return id
+	}
+	s = strings.Clone(s)
+	id := uint32(len(d.names))
+	d.names = append(d.names, s)
+	d.ids[s] = id
+	return id
+}
+
+// Name returns the string of id.
+func (d *Dict) Name(id uint32) string { return d.names[id] }
 
 // Options set what Rank needs besides the trades.
 type Options struct {
@@ -53,6 +77,8 @@ type Options struct {
 	// trade whose wallet is one is router-bound (the swap's recipient is
 	// the router, not a trader).
 	Routers map[string]bool
+	// Dict names the trades' ids.
+	Dict *Dict
 	// Under is the number of trades under MinTradeUSD the reader dropped.
 	Under int
 	// From is the first time the trades cover (for the answer).
@@ -146,7 +172,7 @@ type Answer struct {
 const Note = "Public on-chain addresses only; PnL from the stored DEX trades of the symbol at average cost, marked at the last stored trade price; not investment advice."
 
 type state struct {
-	wallet, chain             string
+	wallet, chain             uint32
 	qty, cost, timeSum        float64 // timeSum: Σ size × acquisition time (s)
 	realized, buyUSD, sellUSD float64
 	unmatched                 float64
@@ -157,120 +183,50 @@ type state struct {
 	flowBuy, flowSell         float64
 }
 
+// Exclusion rules, as marked on each trade.
+const (
+	keep byte = iota
+	rArb
+	rSandwich
+	rBot
+	rRouter
+)
+
 // Rank ranks the wallets of trades (in time order; ties in any fixed
 // order) and builds the answer. The mark price is the last trade's (any
 // wallet's, excluded or not).
 func Rank(trades []Trade, o Options) Answer {
+	d := o.Dict
 	a := Answer{Symbol: o.Symbol, AsOf: o.Now.UTC(), From: o.From.UTC(), CostBasis: CostBasis, Note: Note, Wallets: []Wallet{}}
 	a.Excluded.UnderMinimum.Trades, a.Excluded.UnderMinimum.MinUSD = o.Under, MinTradeUSD
 	if len(trades) > 0 {
 		last := trades[len(trades)-1]
 		a.MarkPrice, a.MarkTime = last.Price, time.Unix(0, last.TimeNs).UTC()
 	}
-	excl := make([]byte, len(trades)) // 0 kept, else the rule
-	const (
-		rArb = iota + 1
-		rSandwich
-		rBot
-		rRouter
-	)
-	// Round trips in one block: the same chain and block time.
-	for i := 0; i < len(trades); {
-		j := i
-		for j < len(trades) && trades[j].TimeNs == trades[i].TimeNs && trades[j].Chain == trades[i].Chain {
-			j++
+	excl := make([]byte, len(trades))
+	markRoundTrips(trades, excl)
+	// Router-bound swaps: the wallet is a router, or the pool itself.
+	router := map[uint32]bool{}
+	for id, n := range d.names {
+		if o.Routers[strings.ToLower(n)] {
+			router[uint32(id)] = true
 		}
-		if j-i > 1 {
-			type sides struct{ buy, sell bool }
-			seen := map[string]*sides{}
-			for k := i; k < j; k++ {
-				s := seen[trades[k].Wallet]
-				if s == nil {
-					s = &sides{}
-					seen[trades[k].Wallet] = s
-				}
-				s.buy = s.buy || trades[k].Buy
-				s.sell = s.sell || !trades[k].Buy
-			}
-			for w, s := range seen {
-				if !s.buy || !s.sell {
-					continue
-				}
-				// A sandwich has another wallet's trade in a market the
-				// round trip used, in the same block.
-				markets := map[string]bool{}
-				for k := i; k < j; k++ {
-					if trades[k].Wallet == w {
-						markets[trades[k].Market] = true
-					}
-				}
-				rule := byte(rArb)
-				for k := i; k < j; k++ {
-					if trades[k].Wallet != w && markets[trades[k].Market] {
-						rule = rSandwich
-						break
-					}
-				}
-				for k := i; k < j; k++ {
-					if trades[k].Wallet == w {
-						excl[k] = rule
-					}
-				}
-			}
-		}
-		i = j
 	}
-	// Router-bound swaps.
 	for k, t := range trades {
-		if excl[k] == 0 && (o.Routers[strings.ToLower(t.Wallet)] || strings.EqualFold(t.Wallet, t.Market)) {
+		if excl[k] == keep && (router[t.Wallet] || strings.EqualFold(d.names[t.Wallet], d.names[t.Market])) {
 			excl[k] = rRouter
 		}
 	}
-	// Two-sided bots over the kept trades.
-	type tally struct {
-		n, buys         int
-		buyUSD, sellUSD float64
-	}
-	tallies := map[string]*tally{}
-	for k, t := range trades {
-		if excl[k] != 0 {
-			continue
-		}
-		tl := tallies[t.Wallet]
-		if tl == nil {
-			tl = &tally{}
-			tallies[t.Wallet] = tl
-		}
-		tl.n++
-		if t.Buy {
-			tl.buys++
-			tl.buyUSD += t.USD
-		} else {
-			tl.sellUSD += t.USD
-		}
-	}
-	bots := map[string]bool{}
-	for w, tl := range tallies {
-		sells := tl.n - tl.buys
-		if tl.n >= BotMinTrades && float64(tl.buys) >= BotMinSideShare*float64(tl.n) && float64(sells) >= BotMinSideShare*float64(tl.n) &&
-			math.Abs(tl.buyUSD-tl.sellUSD) <= BotMaxNetShare*(tl.buyUSD+tl.sellUSD) {
-			bots[w] = true
-		}
-	}
-	for k, t := range trades {
-		if excl[k] == 0 && bots[t.Wallet] {
-			excl[k] = rBot
-		}
-	}
+	markBots(trades, excl)
 	// Count the exclusions.
-	walletsBy := map[byte]map[string]bool{}
+	walletsBy := map[byte]map[uint32]bool{}
 	for k, t := range trades {
 		r := excl[k]
-		if r == 0 {
+		if r == keep {
 			continue
 		}
 		if walletsBy[r] == nil {
-			walletsBy[r] = map[string]bool{}
+			walletsBy[r] = map[uint32]bool{}
 		}
 		walletsBy[r][t.Wallet] = true
 		switch r {
@@ -294,9 +250,10 @@ func Rank(trades []Trade, o Options) Answer {
 	flowFrom := day.AddDate(0, 0, -1)
 	a.NetFlow.From, a.NetFlow.To = flowFrom, o.Now.UTC()
 	fromNs, toNs := flowFrom.UnixNano(), o.Now.UnixNano()
-	states := map[string]*state{}
-	for k, t := range trades {
-		if excl[k] != 0 || t.Size <= 0 || t.Price <= 0 {
+	states := map[uint32]*state{}
+	for k := range trades {
+		t := &trades[k]
+		if excl[k] != keep || t.Size <= 0 || t.Price <= 0 {
 			continue
 		}
 		a.TradesUsed++
@@ -305,50 +262,11 @@ func Rank(trades []Trade, o Options) Answer {
 			s = &state{wallet: t.Wallet, chain: t.Chain, first: t.TimeNs}
 			states[t.Wallet] = s
 		}
-		s.trades++
-		s.last = t.TimeNs
-		sec := float64(t.TimeNs) / 1e9
-		inFlow := t.TimeNs >= fromNs && t.TimeNs <= toNs
-		if t.Buy {
-			s.qty += t.Size
-			s.cost += t.USD
-			s.timeSum += t.Size * sec
-			s.buyUSD += t.USD
-			if inFlow {
-				s.flowBuy += t.USD
-			}
-			continue
-		}
-		s.sellUSD += t.USD
-		if inFlow {
-			s.flowSell += t.USD
-		}
-		q := math.Min(t.Size, s.qty)
-		if q < t.Size {
-			s.unmatched += (t.Size - q) * (t.USD / t.Size)
-		}
-		if q <= 0 {
-			continue
-		}
-		avg := s.cost / s.qty
-		acq := s.timeSum / s.qty
-		pnl := q * (t.USD/t.Size - avg)
-		s.realized += pnl
-		s.closes++
-		if pnl > 0 {
-			s.wins++
-		}
-		s.holdSum += sec - acq
-		s.cost -= q * avg
-		s.timeSum -= q * acq
-		s.qty -= q
-		if s.qty <= 1e-12*math.Max(1, t.Size) {
-			s.qty, s.cost, s.timeSum = 0, 0, 0
-		}
+		s.apply(t, t.TimeNs >= fromNs && t.TimeNs <= toNs)
 	}
 	ranked := make([]Wallet, 0, len(states))
 	for _, s := range states {
-		w := Wallet{Wallet: s.wallet, Chain: s.chain, RealizedPnlUSD: s.realized, Trades: s.trades, BuyVolumeUSD: s.buyUSD, SellVolumeUSD: s.sellUSD,
+		w := Wallet{Wallet: d.names[s.wallet], Chain: d.names[s.chain], RealizedPnlUSD: s.realized, Trades: s.trades, BuyVolumeUSD: s.buyUSD, SellVolumeUSD: s.sellUSD,
 			UnmatchedSellUSD: s.unmatched, FirstTrade: time.Unix(0, s.first).UTC(), LastTrade: time.Unix(0, s.last).UTC()}
 		if s.qty > 0 {
 			w.OpenPosition = Position{Size: s.qty, ValueUSD: s.qty * a.MarkPrice, AvgCost: s.cost / s.qty}
@@ -370,17 +288,17 @@ func Rank(trades []Trade, o Options) Answer {
 	}
 	a.WalletsRanked = len(ranked)
 	decile := (len(ranked) + 9) / 10
-	a.NetFlow.TopDecileWallets = decile
+	nf := &a.NetFlow
+	nf.TopDecileWallets = decile
 	for i, w := range ranked {
-		s := states[w.Wallet]
-		a.NetFlow.AllWalletsBuyUSD += s.flowBuy
-		a.NetFlow.AllWalletsSellUSD += s.flowSell
+		s := states[d.ids[w.Wallet]]
+		nf.AllWalletsBuyUSD += s.flowBuy
+		nf.AllWalletsSellUSD += s.flowSell
 		if i < decile {
-			a.NetFlow.TopDecileBuyUSD += s.flowBuy
-			a.NetFlow.TopDecileSellUSD += s.flowSell
+			nf.TopDecileBuyUSD += s.flowBuy
+			nf.TopDecileSellUSD += s.flowSell
 		}
 	}
-	nf := &a.NetFlow
 	nf.TopDecileNetFlowUSD = nf.TopDecileBuyUSD - nf.TopDecileSellUSD
 	nf.AllWalletsNetFlowUSD = nf.AllWalletsBuyUSD - nf.AllWalletsSellUSD
 	gross := nf.TopDecileBuyUSD + nf.TopDecileSellUSD
@@ -394,4 +312,162 @@ func Rank(trades []Trade, o Options) Answer {
 	}
 	a.Wallets = ranked[:min(TopWallets, len(ranked))]
 	return a
+}
+
+// OrderTies puts runs of trades with the same time (in a time-ordered
+// slice) in a fixed order: chain, market, wallet names, then buys first,
+// then size. Readers that sort only by time call it so that the same
+// stored trades always give the same answer.
+func OrderTies(trades []Trade, d *Dict) {
+	for i := 0; i < len(trades); {
+		j := i + 1
+		for j < len(trades) && trades[j].TimeNs == trades[i].TimeNs {
+			j++
+		}
+		if j-i > 1 {
+			slices.SortStableFunc(trades[i:j], func(a, b Trade) int {
+				return cmp.Or(strings.Compare(d.names[a.Chain], d.names[b.Chain]), strings.Compare(d.names[a.Market], d.names[b.Market]),
+					strings.Compare(d.names[a.Wallet], d.names[b.Wallet]), cmpBool(b.Buy, a.Buy), cmp.Compare(a.Size, b.Size), cmp.Compare(a.Price, b.Price))
+			})
+		}
+		i = j
+	}
+}
+
+func cmpBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
+}
+
+// apply books one kept trade at average cost.
+func (s *state) apply(t *Trade, inFlow bool) {
+	s.trades++
+	s.last = t.TimeNs
+	sec := float64(t.TimeNs) / 1e9
+	if t.Buy {
+		s.qty += t.Size
+		s.cost += t.USD
+		s.timeSum += t.Size * sec
+		s.buyUSD += t.USD
+		if inFlow {
+			s.flowBuy += t.USD
+		}
+		return
+	}
+	s.sellUSD += t.USD
+	if inFlow {
+		s.flowSell += t.USD
+	}
+	q := math.Min(t.Size, s.qty)
+	if q < t.Size {
+		s.unmatched += (t.Size - q) * (t.USD / t.Size)
+	}
+	if q <= 0 {
+		return
+	}
+	avg := s.cost / s.qty
+	acq := s.timeSum / s.qty
+	pnl := q * (t.USD/t.Size - avg)
+	s.realized += pnl
+	s.closes++
+	if pnl > 0 {
+		s.wins++
+	}
+	s.holdSum += sec - acq
+	s.cost -= q * avg
+	s.timeSum -= q * acq
+	s.qty -= q
+	if s.qty <= 1e-12*math.Max(1, t.Size) {
+		s.qty, s.cost, s.timeSum = 0, 0, 0
+	}
+}
+
+// markRoundTrips marks the trades of a wallet that both bought and sold in
+// one block (the same chain and block time; a transaction is inside a
+// block): a sandwich when another wallet traded a market of the round trip
+// in that block, else arbitrage.
+func markRoundTrips(trades []Trade, excl []byte) {
+	for i := 0; i < len(trades); {
+		j := i + 1
+		for j < len(trades) && trades[j].TimeNs == trades[i].TimeNs && trades[j].Chain == trades[i].Chain {
+			j++
+		}
+		if j-i > 1 {
+			block := trades[i:j]
+			for x := range block {
+				w := block[x].Wallet
+				var buy, sell bool
+				for _, t := range block {
+					if t.Wallet == w {
+						buy, sell = buy || t.Buy, sell || !t.Buy
+					}
+				}
+				if !buy || !sell || excl[i+x] != keep {
+					continue
+				}
+				rule := rArb
+				for _, t := range block {
+					if t.Wallet == w {
+						continue
+					}
+					for _, u := range block {
+						if u.Wallet == w && u.Market == t.Market {
+							rule = rSandwich
+						}
+					}
+				}
+				for y, t := range block {
+					if t.Wallet == w {
+						excl[i+y] = rule
+					}
+				}
+			}
+		}
+		i = j
+	}
+}
+
+// markBots marks every kept trade of the two-sided bots.
+func markBots(trades []Trade, excl []byte) {
+	type tally struct {
+		n, buys         int
+		buyUSD, sellUSD float64
+	}
+	tallies := map[uint32]*tally{}
+	for k := range trades {
+		t := &trades[k]
+		if excl[k] != keep {
+			continue
+		}
+		tl := tallies[t.Wallet]
+		if tl == nil {
+			tl = &tally{}
+			tallies[t.Wallet] = tl
+		}
+		tl.n++
+		if t.Buy {
+			tl.buys++
+			tl.buyUSD += t.USD
+		} else {
+			tl.sellUSD += t.USD
+		}
+	}
+	bots := map[uint32]bool{}
+	for w, tl := range tallies {
+		sells := tl.n - tl.buys
+		if tl.n >= BotMinTrades && float64(tl.buys) >= BotMinSideShare*float64(tl.n) && float64(sells) >= BotMinSideShare*float64(tl.n) &&
+			math.Abs(tl.buyUSD-tl.sellUSD) <= BotMaxNetShare*(tl.buyUSD+tl.sellUSD) {
+			bots[w] = true
+		}
+	}
+	for k, t := range trades {
+		if excl[k] == keep && bots[t.Wallet] {
+			excl[k] = rBot
+		}
+	}
 }

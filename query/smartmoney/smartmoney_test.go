@@ -10,8 +10,11 @@ import (
 
 var t0 = time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
 
+var dict = NewDict()
+
 func tr(sec int, wallet string, buy bool, size, price float64) Trade {
-	return Trade{TimeNs: t0.Add(time.Duration(sec) * time.Second).UnixNano(), Chain: "base", Market: "0xpool", Wallet: wallet, Buy: buy, Size: size, Price: price, USD: size * price}
+	return Trade{TimeNs: t0.Add(time.Duration(sec) * time.Second).UnixNano(), Chain: dict.ID("base"), Market: dict.ID("0xpool"), Wallet: dict.ID(wallet),
+		Buy: buy, Size: size, Price: price, USD: size * price}
 }
 
 func near(t *testing.T, name string, got, want float64) {
@@ -48,7 +51,7 @@ func TestRankByHand(t *testing.T) {
 		tr(10, "0xD", true, 1, 150),
 	}
 	now := time.Date(2026, 3, 3, 12, 0, 0, 0, time.UTC)
-	a := Rank(trades, Options{Symbol: "TEST", Now: now, Routers: map[string]bool{"0xrouter": true}, Under: 3})
+	a := Rank(trades, Options{Symbol: "TEST", Now: now, Routers: map[string]bool{"0xrouter": true}, Under: 3, Dict: dict})
 	if a.MarkPrice != 150 || a.WalletsRanked != 4 || a.TradesUsed != 8 {
 		t.Fatalf("mark %v, ranked %d, used %d", a.MarkPrice, a.WalletsRanked, a.TradesUsed)
 	}
@@ -101,7 +104,7 @@ func TestRankByHand(t *testing.T) {
 	near(t, "top net", nf.TopDecileNetFlowUSD, 1050)
 	near(t, "all net", nf.AllWalletsNetFlowUSD, 1050-250+141+150)
 	// Three days later the window holds nothing.
-	b := Rank(trades, Options{Now: now.AddDate(0, 0, 3)})
+	b := Rank(trades, Options{Now: now.AddDate(0, 0, 3), Dict: dict})
 	if b.NetFlow.AllWalletsBuyUSD != 0 || b.NetFlow.TopDecileDirection != "FLAT" {
 		t.Fatalf("later window %+v", b.NetFlow)
 	}
@@ -118,7 +121,7 @@ func TestTwoSidedBot(t *testing.T) {
 		trades = append(trades, tr(10*i+5, "0xBUSY", i%2 == 0, 1, 100))
 	}
 	slices.SortStableFunc(trades, func(a, b Trade) int { return cmp.Compare(a.TimeNs, b.TimeNs) })
-	a := Rank(trades, Options{Now: t0})
+	a := Rank(trades, Options{Now: t0, Dict: dict})
 	if a.Excluded.TwoSidedBots != (Excluded{60, 1}) || a.WalletsRanked != 1 || a.Wallets[0].Wallet != "0xBUSY" {
 		t.Fatalf("bots %+v, ranked %+v", a.Excluded.TwoSidedBots, a.Wallets)
 	}
