@@ -37,7 +37,7 @@ const (
 
 // StablecoinSymbols are the eleven USD stablecoins the depeg watch lists
 // (docs/token.md).
-var StablecoinSymbols = []string{"USDC", "USDT", "DAI", "USDS", "USDe", "FDUSD", "PYUSD", "TUSD", "FRAX", "GHO", "RLUSD"}
+var StablecoinSymbols = []string{"USDC", "USDT", "DAI", "USDS", "PYUSD", "FRAX", "LUSD", "USDP", "RLUSD", "USDe", "TUSD"}
 
 // StablecoinDepegData is the data of a stablecoin_depeg event.
 type StablecoinDepegData struct {

@@ -50,6 +50,10 @@ var (
 	goneABI string
 	//go:embed SelfDestructToken.bin
 	goneBin string
+	//go:embed TestAggregator.abi
+	aggABI string
+	//go:embed TestAggregator.bin
+	aggBin string
 )
 
 // The suite's artifacts.
@@ -62,6 +66,7 @@ var (
 	ProxiedImpl   = must("ProxiedTokenImpl", implABI, implBin)
 	Proxy         = must("SuiteProxy", proxyABI, proxyBin)
 	SelfDestruct  = must("SelfDestructToken", goneABI, goneBin)
+	Aggregator    = must("TestAggregator", aggABI, aggBin)
 )
 
 func must(name, a, b string) chaintest.Artifact {
@@ -97,6 +102,10 @@ type Suite struct {
 	// USDC is a 6-decimal plain token standing in for a USD stablecoin,
 	// paired with WETH so that WETH has a USD price (3000 USDC per WETH).
 	USDC common.Address
+	// USDT is a second 6-decimal stablecoin in a USDC/USDT pair of
+	// 1,000,000 each; USDTFeed a Chainlink-style USDT/USD feed at 1.00
+	// (8 decimals).
+	USDT, USDTFeed common.Address
 	// The tokens, each in a WETH pair holding 100 WETH against 1,000,000
 	// tokens (Gone and NoToken have no pair).
 	Plain, Honeypot, Fee, Blacklist, TradingSwitch, Proxied common.Address
@@ -137,6 +146,9 @@ func Deploy(t testing.TB, c *chaintest.Chain) *Suite {
 	s.Gone = c.Deploy(t, o, SelfDestruct, Supply)
 	s.NotToken = s.V2.Factory
 
+	s.USDT = c.Deploy(t, o, Plain, "Tether USD (suite)", "USDT", new(big.Int).Mul(big.NewInt(1_000_000_000), big.NewInt(1e6)))
+	s.USDTFeed = c.Deploy(t, o, Aggregator, uint8(8), "USDT / USD", big.NewInt(100_000_000))
+	s.V2.AddLiquidity(t, o, s.USDC, s.USDT, new(big.Int).Mul(big.NewInt(1_000_000), big.NewInt(1e6)), new(big.Int).Mul(big.NewInt(1_000_000), big.NewInt(1e6)))
 	// WETH/USDC at 3000 USDC per WETH: 100 WETH and 300,000 USDC.
 	s.V2.AddLiquidityETH(t, o, s.USDC, new(big.Int).Mul(big.NewInt(300_000), big.NewInt(1e6)), Units(100))
 	c.Send(t, o, s.TradingSwitch, TradingSwitch.ABI, "openTrading")

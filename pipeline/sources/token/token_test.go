@@ -12,6 +12,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/marketintel/mi/internal/tokentest"
+	"github.com/marketintel/mi/operators"
 	"github.com/marketintel/mi/pipeline/sources"
 	"github.com/marketintel/mi/pipeline/sources/chain"
 	"github.com/marketintel/mi/pipeline/sources/chain/chaintest"
@@ -31,15 +32,20 @@ func newEnv(t *testing.T) *env {
 	t.Helper()
 	ch := chaintest.New(t)
 	s := tokentest.Deploy(t, ch)
-	return &env{ch: ch, s: s, venue: []token.ChainVenues{{
+	return &env{ch: ch, s: s, venue: newEnvVenues(s)}
+}
+
+// newEnvVenues are the suite's venues as the "base" chain's.
+func newEnvVenues(s *tokentest.Suite) []token.ChainVenues {
+	return []token.ChainVenues{{
 		Chain: "base", WETH: s.V2.WETH,
 		Stables: []token.Stable{{Symbol: "USDC", Address: s.USDC, Decimals: 6}},
 		Venues:  []token.Venue{{Name: "uniswap_v2", Kind: token.KindV2, Factory: s.V2.Factory}},
-	}}}
+	}}
 }
 
 // reader returns a fresh reader (cold caches) on a fresh client.
-func (e *env) reader(t *testing.T, timeout time.Duration) *token.Reader {
+func (e *env) reader(t testing.TB, timeout time.Duration) *token.Reader {
 	t.Helper()
 	cfg := e.ch.Config("base")
 	cfg.Limit = &sources.Limit{}
@@ -303,4 +309,33 @@ func contains(xs []string, x string) bool {
 		}
 	}
 	return false
+}
+
+// TestWatchFiresOnSellChange: the scheduled check of the blacklist token
+// is the detector's baseline; once the owner blacklists the recent buyer,
+// the next check's sell simulation fails and token_risk_change fires. A
+// Solana token is unsupported and fires nothing.
+func TestWatchFiresOnSellChange(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	det := operators.NewTokenRiskChangeDetector()
+	var evs []operators.AlertEvent
+	o := e.reader(t, 10*time.Second).Observe(ctx, "base", e.s.Blacklist.Hex())
+	if o.SellSimulation != assess.Pass || o.Verdict == "" || o.Verdict == "ERROR" {
+		t.Fatalf("first check %+v", o)
+	}
+	evs = det.Push(o, evs)
+	e.ch.Send(t, e.s.Owner, e.s.Blacklist, tokentest.Blacklist.ABI, "setBlacklist", e.s.Traders[2].Address, true)
+	o2 := e.reader(t, 10*time.Second).Observe(ctx, "base", e.s.Blacklist.Hex())
+	if o2.SellSimulation != assess.Fail || !strings.Contains(o2.SellDetail, "Blacklist: address is blacklisted") || o2.Verdict != assess.HighRisk {
+		t.Fatalf("second check %+v", o2)
+	}
+	evs = det.Push(o2, evs)
+	if len(evs) != 1 || evs[0].Event != operators.AlertTokenRiskChange {
+		t.Fatalf("events %+v", evs)
+	}
+	sol := e.reader(t, time.Second).Observe(ctx, "solana", "So11111111111111111111111111111111111111112")
+	if sol.Verdict != operators.TokenRiskUnsupported || len(det.Push(sol, nil)) != 0 {
+		t.Fatalf("solana %+v", sol)
+	}
 }
