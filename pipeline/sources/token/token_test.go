@@ -39,7 +39,7 @@ func newEnv(t *testing.T) *env {
 func newEnvVenues(s *tokentest.Suite) []token.ChainVenues {
 	return []token.ChainVenues{{
 		Chain: "base", WETH: s.V2.WETH,
-		Stables: []token.Stable{{Symbol: "USDC", Address: s.USDC, Decimals: 6}},
+		Stables: []token.Stable{{Symbol: "USDC", Address: s.USDC, Decimals: 6}, {Symbol: "USDT", Address: s.USDT, Decimals: 6}},
 		Venues:  []token.Venue{{Name: "uniswap_v2", Kind: token.KindV2, Factory: s.V2.Factory}},
 	}}
 }
