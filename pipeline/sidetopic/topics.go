@@ -61,8 +61,10 @@ var Stablecoins = Topic[*schemas.StablecoinQuote]{
 // token_risk_change detector. docs/token.md.
 var TokenRisk = Topic[*schemas.TokenRiskObservation]{
 	Name: schemas.TopicTokenRisk,
-	Key:  func(o *schemas.TokenRiskObservation) string { return operators.TokenRiskKey(o.GetChain(), o.GetToken()) },
-	New:  func() *schemas.TokenRiskObservation { return new(schemas.TokenRiskObservation) },
+	Key: func(o *schemas.TokenRiskObservation) string {
+		return operators.TokenRiskKey(o.GetChain(), o.GetToken())
+	},
+	New: func() *schemas.TokenRiskObservation { return new(schemas.TokenRiskObservation) },
 }
 
 // All lists every side topic.
