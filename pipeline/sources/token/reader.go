@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"slices"
 	"strings"
 	"time"
 
@@ -99,12 +100,13 @@ func New(chains Chains, o Options) *Reader {
 	return r
 }
 
-// Chains lists the chains the reader has venues for.
+// Chains lists the chains the reader has venues for, sorted.
 func (r *Reader) Chains() []string {
 	out := make([]string, 0, len(r.venues))
 	for c := range r.venues {
 		out = append(out, c)
 	}
+	slices.Sort(out)
 	return out
 }
 
@@ -128,7 +130,7 @@ type session struct {
 func (r *Reader) open(ctx context.Context, chainName string, token common.Address) (*session, error) {
 	cv, ok := r.venues[chainName]
 	if !ok {
-		return nil, fmt.Errorf("%w: %q", ErrNoVenues, chainName)
+		return nil, fmt.Errorf("%w: %q; supported chains: %s", ErrNoVenues, chainName, strings.Join(r.Chains(), ", "))
 	}
 	c, err := r.chains.Get(chainName)
 	if err != nil {

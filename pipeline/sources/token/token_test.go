@@ -184,7 +184,7 @@ func TestBadInput(t *testing.T) {
 	f("base", common.HexToAddress("0x1234567890123456789012345678901234567890"), token.ErrNotContract, "unused")
 	f("base", e.s.Gone, token.ErrSelfDestructed, "self-destructed")
 	f("base", e.s.NotToken, token.ErrNotERC20, "not an ERC-20")
-	f("solana", e.s.Plain, token.ErrNoVenues, "solana")
+	f("solana", e.s.Plain, token.ErrNoVenues, `"solana"; supported chains: base`)
 }
 
 // TestFlow checks the plain token's hour against the suite's trades: three
@@ -337,5 +337,47 @@ func TestWatchFiresOnSellChange(t *testing.T) {
 	sol := e.reader(t, time.Second).Observe(ctx, "solana", "So11111111111111111111111111111111111111112")
 	if sol.Verdict != operators.TokenRiskUnsupported || len(det.Push(sol, nil)) != 0 {
 		t.Fatalf("solana %+v", sol)
+	}
+}
+
+// TestRiskUnderFaults: a node answering 429 or 503 while the report is
+// read makes the checks that needed it UNKNOWN (never PASS, never a
+// crash); a node failing before the token is identified, or refusing the
+// logs with a JSON-RPC error, is an error that is not bad input.
+func TestRiskUnderFaults(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	for _, status := range []int{429, 503} {
+		r := e.reader(t, 2*time.Second)
+		if _, err := r.Flow(ctx, "base", e.s.Fee); err != nil {
+			t.Fatal(err)
+		}
+		e.ch.Inject(chaintest.Fault{Method: "eth_call", Status: status})
+		rep, err := r.Risk(ctx, "base", e.s.Fee)
+		e.ch.ClearFaults()
+		if err != nil {
+			t.Fatalf("%d: %v", status, err)
+		}
+		for _, c := range rep.Checks {
+			if c.Name == "sell_simulation" && c.Result != assess.Unknown {
+				t.Fatalf("%d: sell %s %q", status, c.Result, c.Detail)
+			}
+		}
+		if rep.Verdict == assess.LowRisk {
+			t.Fatalf("%d: LOW_RISK with unknown checks", status)
+		}
+		time.Sleep(5 * time.Millisecond) // past the backoff
+	}
+	e.ch.Inject(chaintest.Fault{Status: 503})
+	_, err := e.reader(t, 2*time.Second).Risk(ctx, "base", e.s.Plain)
+	e.ch.ClearFaults()
+	if err == nil || token.IsBadInput(err) {
+		t.Fatalf("node down: %v", err)
+	}
+	e.ch.Inject(chaintest.Fault{Method: "eth_getLogs", Code: -32603, Message: "internal error"})
+	_, err = e.reader(t, 2*time.Second).Flow(ctx, "base", e.s.Plain)
+	e.ch.ClearFaults()
+	if err == nil || token.IsBadInput(err) || !strings.Contains(err.Error(), "internal error") {
+		t.Fatalf("logs refused: %v", err)
 	}
 }
