@@ -22,6 +22,19 @@ var PoolEvents = Topic[*schemas.PoolEvent]{
 	New: func() *schemas.PoolEvent { return new(schemas.PoolEvent) },
 }
 
+// Rates carries the observations of the rates domain (schemas.RatesRecord:
+// Treasury curves, overnight rates, lending rates, tokenized fund supply,
+// Treasury auctions and read faults), keyed by the observation
+// (schemas.RatesKey), so the reads of one observation stay in order.
+// Produced by the rates pollers (pipeline/sources/ratesfeed and the
+// publisher packages); applied by the rates view (sinks/ratesview) and
+// written to Parquet (sinks/ratesfiles). docs/rates.md.
+var Rates = Topic[*schemas.RatesRecord]{
+	Name: schemas.TopicRates,
+	Key:  schemas.RatesKey,
+	New:  func() *schemas.RatesRecord { return new(schemas.RatesRecord) },
+}
+
 // Positioning carries perp positioning snapshots (schemas.PerpSnapshot:
 // open interest, funding and long/short shares of one perp of one venue at
 // one poll, delistings, and open-interest history points), keyed by
@@ -68,4 +81,4 @@ var TokenRisk = Topic[*schemas.TokenRiskObservation]{
 }
 
 // All lists every side topic.
-var All = []Spec{PoolEvents.Spec(), Positioning.Spec(), PredictionMarkets.Spec(), Stablecoins.Spec(), TokenRisk.Spec()}
+var All = []Spec{PoolEvents.Spec(), Positioning.Spec(), PredictionMarkets.Spec(), Rates.Spec(), Stablecoins.Spec(), TokenRisk.Spec()}
