@@ -57,7 +57,7 @@ contract TokenSim {
             } catch (bytes memory err) {
                 r.buyError = err;
             }
-            r.buyGas = g - gasleft();
+            r.buyGas = spent(g);
         }
         if (amount == 0) return r;
         r.sellAmount = amount;
@@ -72,7 +72,7 @@ contract TokenSim {
         } catch (bytes memory err) {
             r.sellError = err;
         }
-        r.sellGas = g2 - gasleft();
+        r.sellGas = spent(g2);
     }
 
     function buyV2(address pair, address token, address quote, uint256 quoteIn)
@@ -106,6 +106,14 @@ contract TokenSim {
         uint256 before = IERC20Like(quote).balanceOf(address(this));
         IUniswapV2PairLike(pair).swap(tokenIs0 ? 0 : out, tokenIs0 ? out : 0, address(this), "");
         received = IERC20Like(quote).balanceOf(address(this)) - before;
+    }
+
+    /// @notice Gas used since gasleft() read before, 0 if the node reports
+    /// more gas left than before (seen on geth's eth_call when a sub-call
+    /// clears a storage slot it set: the figure is informational only).
+    function spent(uint256 before) internal view returns (uint256) {
+        uint256 left = gasleft();
+        return left < before ? before - left : 0;
     }
 
     function reserves(address pair, address token) internal view returns (uint256 rToken, uint256 rQuote, bool tokenIs0) {

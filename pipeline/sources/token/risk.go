@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math/big"
 	"slices"
+	"strings"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
@@ -25,7 +26,7 @@ type riskRead struct {
 
 // freshBuyer simulates when the last hour saw no buy: an address that
 // holds nothing and is on no list.
-var freshBuyer = common.HexToAddress("0x00000000000000000000000000000000000A11CE")
+var freshBuyer = common.HexToAddress("0x5A1A5A1A5A1A5A1A5A1A5A1A5A1A5A1A5A1A11CE")
 
 // observedBuys is how many recent buys the observed tax reads.
 const observedBuys = 5
@@ -123,7 +124,7 @@ func (r *Reader) loadRisk(ctx context.Context, chainName string, token common.Ad
 		partial = true
 	}
 	// Simulation.
-	f.Sim = s.simulation(ctx, fr, deep)
+	f.Sim = s.simulation(ctx, fr, deep, f.Owner)
 	if f.Sim.Failed {
 		partial = true
 	}
@@ -273,9 +274,13 @@ func (s *session) observedTax(ctx context.Context, buys []buyObs) assess.Observe
 	return assess.ObservedTaxFacts{Read: true, Samples: len(taxes), Tax: med}
 }
 
-// simulation runs the buy and the sell through the deepest v2 pair as the
-// most recent buyer.
-func (s *session) simulation(ctx context.Context, fr *flowRead, p *pool) assess.SimFacts {
+// simulation runs the buy and the sell through the deepest v2 pair twice:
+// as the most recent buyer of the last hour (unless that is the token's
+// owner, whom fee and trading rules often exempt) and as a fresh address
+// (which a whitelist of early buyers does not cover), and keeps the worse
+// outcome: a reverted sell, then a reverted buy, then a run that could not
+// be read, then the higher tax.
+func (s *session) simulation(ctx context.Context, fr *flowRead, p *pool, owner assess.OwnerFacts) assess.SimFacts {
 	if p == nil {
 		reason := "no pool of the token on the listed venues"
 		if len(fr.pools) > 0 {
@@ -283,15 +288,54 @@ func (s *session) simulation(ctx context.Context, fr *flowRead, p *pool) assess.
 		}
 		return assess.SimFacts{Reason: reason}
 	}
-	sf := assess.SimFacts{Ran: true, Pool: p.addr.Hex(), Quote: p.quote.Symbol, Buyer: freshBuyer.Hex(), BuyerSource: "no buy in the last hour: a fresh address"}
-	buyer := freshBuyer
+	var runs []assess.SimFacts
 	for _, b := range fr.buys {
-		if b.Trader != (common.Address{}) {
-			buyer = b.Trader
-			sf.Buyer, sf.BuyerSource = buyer.Hex(), "the most recent buyer, transaction "+b.Tx.Hex()
-			break
+		if b.Trader == (common.Address{}) {
+			continue
+		}
+		if owner.HasOwner && strings.EqualFold(owner.Address, b.Trader.Hex()) {
+			continue // the owner is no test of what a buyer meets
+		}
+		runs = append(runs, s.simulateAs(ctx, fr, p, b.Trader, "the most recent buyer, transaction "+b.Tx.Hex()))
+		break
+	}
+	fresh := "a fresh address (no buy in the last hour by another wallet than the owner)"
+	if len(runs) > 0 {
+		fresh = "a fresh address"
+	}
+	runs = append(runs, s.simulateAs(ctx, fr, p, freshBuyer, fresh))
+	worst := runs[0]
+	for _, r := range runs[1:] {
+		if simSeverity(r) > simSeverity(worst) {
+			worst = r
 		}
 	}
+	if len(runs) == 2 {
+		other := runs[0]
+		if worst.Buyer == other.Buyer {
+			other = runs[1]
+		}
+		worst.BuyerSource += "; also simulated as " + other.Buyer + " (" + other.BuyerSource + "), the worse run is shown"
+	}
+	return worst
+}
+
+// simSeverity orders simulation outcomes, worse higher.
+func simSeverity(sf assess.SimFacts) float64 {
+	switch {
+	case sf.Ran && sf.SellTried && !sf.SellOK:
+		return 40
+	case sf.Ran && sf.BuyTried && !sf.BuyOK:
+		return 30
+	case !sf.Ran || (!sf.SellTried && !sf.BuyTried):
+		return 20
+	}
+	return max(sf.BuyTax, sf.SellTax) // 0..1
+}
+
+// simulateAs runs the simulation as buyer.
+func (s *session) simulateAs(ctx context.Context, fr *flowRead, p *pool, buyer common.Address, source string) assess.SimFacts {
+	sf := assess.SimFacts{Ran: true, Pool: p.addr.Hex(), Quote: p.quote.Symbol, Buyer: buyer.Hex(), BuyerSource: source}
 	// Spend 0.1 % of the pair's quote reserve, at most $1,000.
 	quoteIn := new(big.Int).Div(p.rQuote, big.NewInt(1000))
 	if p.quote.USD > 0 {

@@ -381,3 +381,26 @@ func TestRiskUnderFaults(t *testing.T) {
 		t.Fatalf("logs refused: %v", err)
 	}
 }
+
+// TestOwnerIsNoBuyer: when the honeypot's owner made the last buy, the
+// simulation does not run as the owner (whom the honeypot lets sell) but
+// as a fresh address, and the sell fails.
+func TestOwnerIsNoBuyer(t *testing.T) {
+	e := newEnv(t)
+	if r := e.s.V2.BuyWithETH(t, e.s.Owner, e.s.Honeypot, tokentest.Milli(100)); r.Status != 1 {
+		t.Fatal("owner's buy reverted")
+	}
+	rep, err := e.reader(t, 10*time.Second).Risk(context.Background(), "base", e.s.Honeypot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := check(t, rep, "sell_simulation")
+	if c.Result != assess.Fail || rep.Verdict != assess.HighRisk {
+		t.Fatalf("sell %s %q, verdict %s", c.Result, c.Detail, rep.Verdict)
+	}
+	// The owner is skipped: the earlier buyer (the third trader) runs, then
+	// the fresh address; both fail, the first is shown.
+	if rep.Simulation.Buyer == e.s.Owner.Address.Hex() || !strings.Contains(rep.Simulation.BuyerSource, "also simulated as") {
+		t.Fatalf("simulated as %s (%s)", rep.Simulation.Buyer, rep.Simulation.BuyerSource)
+	}
+}
