@@ -404,3 +404,29 @@ func TestOwnerIsNoBuyer(t *testing.T) {
 		t.Fatalf("simulated as %s (%s)", rep.Simulation.Buyer, rep.Simulation.BuyerSource)
 	}
 }
+
+// TestRenounced: once the fee token's owner renounces ownership, the
+// ownership check passes and its fee setter is INFO (it can no longer be
+// called). But FeeToken pays its fees to owner(), now the zero address,
+// which its own transfer refuses: every buy and sell now reverts, and the
+// simulation says so — the report is HIGH_RISK with the token's reason.
+func TestRenounced(t *testing.T) {
+	e := newEnv(t)
+	e.ch.Send(t, e.s.Owner, e.s.Fee, tokentest.Fee.ABI, "renounceOwnership")
+	rep, err := e.reader(t, 10*time.Second).Risk(context.Background(), "base", e.s.Fee)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := check(t, rep, "ownership"); c.Result != assess.Pass || !strings.Contains(c.Detail, "renounced") {
+		t.Fatalf("ownership %s %q", c.Result, c.Detail)
+	}
+	if c := check(t, rep, "fee_setter"); c.Result != assess.Info {
+		t.Fatalf("fee_setter %s %q", c.Result, c.Detail)
+	}
+	if c := check(t, rep, "sell_simulation"); c.Result != assess.Fail || !strings.Contains(c.Detail, "ERC20: transfer to the zero address") {
+		t.Fatalf("sell_simulation %s %q", c.Result, c.Detail)
+	}
+	if rep.Verdict != assess.HighRisk {
+		t.Fatalf("verdict %s", rep.Verdict)
+	}
+}
