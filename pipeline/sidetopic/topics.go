@@ -58,6 +58,19 @@ var PredictionMarkets = Topic[*schemas.PredictionQuote]{
 	New:  func() *schemas.PredictionQuote { return new(schemas.PredictionQuote) },
 }
 
+// News carries publisher headlines and SEC filings (schemas.NewsItem,
+// unclassified), keyed by the item id, so every copy and revision of one
+// item goes to one partition. Compacted: a view rebuilds from the last
+// record of each id (the source sends an id again only when its content
+// changed); the news day files keep the history. Produced by
+// pipeline/sources/newsfeed; applied by sinks/newsview (docs/news.md).
+var News = Topic[*schemas.NewsItem]{
+	Name:      "mi.news.v1",
+	Key:       func(n *schemas.NewsItem) string { return n.GetId() },
+	New:       func() *schemas.NewsItem { return new(schemas.NewsItem) },
+	Compacted: true,
+}
+
 // Stablecoins carries the depeg watch's readings of the listed USD
 // stablecoins (schemas.StablecoinQuote), keyed by symbol|chain. Produced by
 // the depeg watch (pipeline/sources/token.NewDepegSource); read by the
@@ -81,4 +94,4 @@ var TokenRisk = Topic[*schemas.TokenRiskObservation]{
 }
 
 // All lists every side topic.
-var All = []Spec{PoolEvents.Spec(), Positioning.Spec(), PredictionMarkets.Spec(), Rates.Spec(), Stablecoins.Spec(), TokenRisk.Spec()}
+var All = []Spec{PoolEvents.Spec(), Positioning.Spec(), PredictionMarkets.Spec(), Rates.Spec(), News.Spec(), Stablecoins.Spec(), TokenRisk.Spec()}
