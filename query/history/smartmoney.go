@@ -9,7 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/marketintel/mi/datasets"
-	"github.com/marketintel/mi/query/smartmoney"
+	"github.com/marketintel/mi/operators/smartmoney"
 )
 
 // SmartMoneyLookback is how far back the smart-money ranking reads the
