@@ -73,7 +73,7 @@ func (r *Reader) loadFlow(ctx context.Context, chainName string, token common.Ad
 	end := time.Unix(int64(s.head.Time), 0).UTC()
 	fr := &flowRead{info: ti, head: s.head, pools: pools}
 	f := &assess.Flow{Token: token.Hex(), Chain: chainName, Symbol: ti.Symbol, WindowStart: end.Add(-Window), WindowEnd: end,
-		ToBlock: s.head.Number, Timestamp: end, ReadAt: r.clk.Now().UTC(), Pools: []assess.Pool{}}
+		ToBlock: s.head.Number, Timestamp: end, ReadAt: r.clk.Now().UTC(), Pools: []assess.Pool{}, Notes: []string{}}
 	fr.flow = f
 	for _, p := range pools {
 		f.Pools = append(f.Pools, p.Pool)

@@ -61,7 +61,7 @@ type Pool struct {
 	Kind  string `json:"kind"`
 	Quote string `json:"quote"`
 	// FeeTier is the v3 fee in hundredths of a basis point (500 = 0.05 %); 0 for v2.
-	FeeTier      uint32  `json:"feeTier,omitempty"`
+	FeeTier      uint32  `json:"feeTier"`
 	LiquidityUSD float64 `json:"liquidityUsd"`
 	PriceUSD     float64 `json:"priceUsd"`
 }
@@ -91,7 +91,7 @@ type Concentration struct {
 type Flow struct {
 	Token   string `json:"token"`
 	Chain   string `json:"chain"`
-	Symbol  string `json:"symbol,omitempty"`
+	Symbol  string `json:"symbol"`
 	Verdict string `json:"verdict"`
 	// VerdictReason says which threshold decided the verdict.
 	VerdictReason      string        `json:"verdictReason"`
@@ -117,7 +117,7 @@ type Flow struct {
 	// ReadAt is when the chain was read (the server's clock); Timestamp is
 	// the chain's own time (the head block's).
 	ReadAt time.Time `json:"readAt"`
-	Notes  []string  `json:"notes,omitempty"`
+	Notes  []string  `json:"notes"`
 }
 
 // Summarize builds the flow of trades (any order; sorted by block and log

@@ -185,18 +185,18 @@ type Facts struct {
 type Report struct {
 	Token       string  `json:"token"`
 	Chain       string  `json:"chain"`
-	Name        string  `json:"name,omitempty"`
-	Symbol      string  `json:"symbol,omitempty"`
+	Name        string  `json:"name"`
+	Symbol      string  `json:"symbol"`
 	Decimals    uint8   `json:"decimals"`
 	Verdict     string  `json:"verdict"`
 	SafetyScore int     `json:"safetyScore"`
 	Checks      []Check `json:"checks"`
 	// FailedChecks names the checks whose result is FAIL.
 	FailedChecks []string           `json:"failedChecks"`
-	Simulation   *SimulationSummary `json:"simulation,omitempty"`
-	Owner        string             `json:"owner,omitempty"`
-	Proxy        *ProxySummary      `json:"proxy,omitempty"`
-	Flow         *Flow              `json:"flow,omitempty"`
+	Simulation   *SimulationSummary `json:"simulation"`
+	Owner        string             `json:"owner"`
+	Proxy        *ProxySummary      `json:"proxy"`
+	Flow         *Flow              `json:"flow"`
 	Block        uint64             `json:"block"`
 	Timestamp    time.Time          `json:"timestamp"`
 	ReadAt       time.Time          `json:"readAt"`
@@ -211,15 +211,15 @@ type SimulationSummary struct {
 	QuoteIn     string   `json:"quoteIn"`
 	BuyTax      *float64 `json:"buyTax"`
 	SellTax     *float64 `json:"sellTax"`
-	BuyGas      uint64   `json:"buyGas,omitempty"`
-	SellGas     uint64   `json:"sellGas,omitempty"`
+	BuyGas      uint64   `json:"buyGas"`
+	SellGas     uint64   `json:"sellGas"`
 }
 
 // ProxySummary describes a proxy.
 type ProxySummary struct {
 	Kind           string `json:"kind"`
 	Implementation string `json:"implementation"`
-	Admin          string `json:"admin,omitempty"`
+	Admin          string `json:"admin"`
 }
 
 // Assess builds the report of f: one check per rule, the safety score
