@@ -193,7 +193,12 @@ func cmdRun(ctx context.Context, args []string) error {
 	defer hs.Close()
 	lv := views.NewLiquidity()                           // follows mi.pool-events.v1 (SideViews below)
 	_, ratesSide := pipeline.RatesView(pay.operatorName) // follows mi.rates.v1 (docs/rates.md)
-	srv := query.New(query.Deps{Views: v, Stats: stats, Version: version, Logger: log, Paywall: paywall, Ledger: store, Liquidity: lv, Alerts: alertsD, History: hs})
+	tokens, closeChains, err := openTokenReader(*sourcesConfig, log) // cmd/mi/token.go
+	if err != nil {
+		return err
+	}
+	defer closeChains()
+	srv := query.New(query.Deps{Views: v, Stats: stats, Version: version, Logger: log, Paywall: paywall, Ledger: store, Liquidity: lv, Alerts: alertsD, History: hs, Token: tokens})
 	var live []sources.Source
 	if rl == nil || slices.Contains(rl, "ingest") {
 		if live, err = liveSources(srcs, *sourcesConfig, stats, log); err != nil {
