@@ -123,6 +123,7 @@ func cmdRun(ctx context.Context, args []string) error {
 	duckMemory := fs.String("duckdb-memory", history.DefaultMemoryLimit, "DuckDB memory limit of the history routes (candles, datasets, query, backtest, track record), e.g. 512MB or 2GB; a hard bound (no spilling): the backtest scores symbols in batches sized to it, so more memory only makes long backtests faster")
 	var srcs stringList
 	fs.Var(&srcs, "source", `trade source, repeatable: "sim[:seed=N,start=RFC3339,duration=D,rate=X,events=X,speed=max]" or "replay:PATH[,PATH...]" (default: the live sources of --sources-config)`)
+	devChain := fs.String("dev-chain", "", "start a local simulated EVM chain on this address (e.g. 127.0.0.1:8545) holding the token-analysis suite, and serve the token routes from it as chain base (the offline demo; docs/token.md)")
 	sourcesConfig := fs.String("sources-config", "", "live sources configuration (JSON, see docs/venues.md); empty uses the built-in default deploy/sources.default.json when no --source is given")
 	speed := fs.String("replay-speed", "max", "replay pace: max, or a multiple of real time")
 	brokers := fs.String("kafka-brokers", "", "comma-separated brokers of an external Kafka cluster; empty starts the embedded broker")
@@ -191,9 +192,12 @@ func cmdRun(ctx context.Context, args []string) error {
 		return err
 	}
 	defer hs.Close()
-	lv := views.NewLiquidity()                           // follows mi.pool-events.v1 (SideViews below)
-	_, ratesSide := pipeline.RatesView(pay.operatorName) // follows mi.rates.v1 (docs/rates.md)
+	lv := views.NewLiquidity()                                       // follows mi.pool-events.v1 (SideViews below)
+	_, ratesSide := pipeline.RatesView(pay.operatorName)             // follows mi.rates.v1 (docs/rates.md)
 	tokens, closeChains, err := openTokenReader(*sourcesConfig, log) // cmd/mi/token.go
+	if *devChain != "" {
+		tokens, closeChains, err = startDevChain(*devChain, log) // cmd/mi/devchain.go
+	}
 	if err != nil {
 		return err
 	}

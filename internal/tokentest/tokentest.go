@@ -9,7 +9,6 @@ package tokentest
 import (
 	_ "embed"
 	"math/big"
-	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
 
@@ -122,7 +121,7 @@ var Supply = Units(1_000_000_000)
 // trader wallets; each tradable token gets its WETH pool and trades: every
 // trader buys 1 ETH worth, the first trader sells half of it back (the
 // honeypot's sell reverts and is mined as a failed transaction).
-func Deploy(t testing.TB, c *chaintest.Chain) *Suite {
+func Deploy(t chaintest.TB, c *chaintest.Chain) *Suite {
 	t.Helper()
 	s := &Suite{Chain: c, Owner: c.Accounts[0]}
 	s.V2 = uniswaptest.DeployV2(t, c, s.Owner)
@@ -171,7 +170,7 @@ func (s *Suite) Tradable() []common.Address {
 }
 
 // BalanceOf reads token.balanceOf(holder).
-func (s *Suite) BalanceOf(t testing.TB, token, holder common.Address) *big.Int {
+func (s *Suite) BalanceOf(t chaintest.TB, token, holder common.Address) *big.Int {
 	t.Helper()
 	out, err := s.Chain.CallContract(Plain.ABI, token, "balanceOf", holder)
 	if err != nil {

@@ -8,7 +8,6 @@ package uniswaptest
 import (
 	_ "embed"
 	"math/big"
-	"testing"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -63,7 +62,7 @@ type V2 struct {
 }
 
 // DeployV2 deploys WETH9, the factory (fee setter: from) and Router02.
-func DeployV2(t testing.TB, c *chaintest.Chain, from chaintest.Account) *V2 {
+func DeployV2(t chaintest.TB, c *chaintest.Chain, from chaintest.Account) *V2 {
 	t.Helper()
 	v := &V2{Chain: c, Deployer: from}
 	v.WETH = c.Deploy(t, from, WETH9)
@@ -73,7 +72,7 @@ func DeployV2(t testing.TB, c *chaintest.Chain, from chaintest.Account) *V2 {
 }
 
 // Pair returns the pair of a and b (the zero address when there is none).
-func (v *V2) Pair(t testing.TB, a, b common.Address) common.Address {
+func (v *V2) Pair(t chaintest.TB, a, b common.Address) common.Address {
 	t.Helper()
 	out := v.call(t, V2Factory, v.Factory, "getPair", a, b)
 	return out[0].(common.Address)
@@ -85,7 +84,7 @@ var Deadline = big.NewInt(time.Date(2100, 1, 1, 0, 0, 0, 0, time.UTC).Unix())
 // AddLiquidityETH approves the router and adds tokenAmount of token with
 // ethAmount wei as liquidity from `from` (LP tokens to `from`), creating
 // the pair if needed.
-func (v *V2) AddLiquidityETH(t testing.TB, from chaintest.Account, token common.Address, tokenAmount, ethAmount *big.Int) *types.Receipt {
+func (v *V2) AddLiquidityETH(t chaintest.TB, from chaintest.Account, token common.Address, tokenAmount, ethAmount *big.Int) *types.Receipt {
 	t.Helper()
 	v.Chain.Send(t, from, token, V2Pair.ABI, "approve", v.Router, tokenAmount)
 	data, err := V2Router.ABI.Pack("addLiquidityETH", token, tokenAmount, big.NewInt(0), big.NewInt(0), from.Address, Deadline)
@@ -97,7 +96,7 @@ func (v *V2) AddLiquidityETH(t testing.TB, from chaintest.Account, token common.
 
 // AddLiquidity approves the router for both tokens and adds amountA of a
 // and amountB of b from `from`.
-func (v *V2) AddLiquidity(t testing.TB, from chaintest.Account, a, b common.Address, amountA, amountB *big.Int) *types.Receipt {
+func (v *V2) AddLiquidity(t chaintest.TB, from chaintest.Account, a, b common.Address, amountA, amountB *big.Int) *types.Receipt {
 	t.Helper()
 	v.Chain.Send(t, from, a, V2Pair.ABI, "approve", v.Router, amountA)
 	v.Chain.Send(t, from, b, V2Pair.ABI, "approve", v.Router, amountB)
@@ -107,7 +106,7 @@ func (v *V2) AddLiquidity(t testing.TB, from chaintest.Account, a, b common.Addr
 // BuyWithETH swaps ethIn wei for token through WETH, as a wallet does
 // (swapExactETHForTokensSupportingFeeOnTransferTokens), and returns the
 // receipt whatever its status.
-func (v *V2) BuyWithETH(t testing.TB, from chaintest.Account, token common.Address, ethIn *big.Int) *types.Receipt {
+func (v *V2) BuyWithETH(t chaintest.TB, from chaintest.Account, token common.Address, ethIn *big.Int) *types.Receipt {
 	t.Helper()
 	data, err := V2Router.ABI.Pack("swapExactETHForTokensSupportingFeeOnTransferTokens", big.NewInt(0), []common.Address{v.WETH, token}, from.Address, Deadline)
 	if err != nil {
@@ -119,7 +118,7 @@ func (v *V2) BuyWithETH(t testing.TB, from chaintest.Account, token common.Addre
 // SellForETH approves the router and swaps amount of token for ETH
 // (swapExactTokensForETHSupportingFeeOnTransferTokens), returning the
 // receipt whatever its status.
-func (v *V2) SellForETH(t testing.TB, from chaintest.Account, token common.Address, amount *big.Int) *types.Receipt {
+func (v *V2) SellForETH(t chaintest.TB, from chaintest.Account, token common.Address, amount *big.Int) *types.Receipt {
 	t.Helper()
 	v.Chain.Send(t, from, token, V2Pair.ABI, "approve", v.Router, amount)
 	data, err := V2Router.ABI.Pack("swapExactTokensForETHSupportingFeeOnTransferTokens", amount, big.NewInt(0), []common.Address{token, v.WETH}, from.Address, Deadline)
@@ -132,7 +131,7 @@ func (v *V2) SellForETH(t testing.TB, from chaintest.Account, token common.Addre
 // Swap swaps amountIn of path[0] along path through the router
 // (swapExactTokensForTokensSupportingFeeOnTransferTokens) from `from`,
 // returning the receipt whatever its status.
-func (v *V2) Swap(t testing.TB, from chaintest.Account, amountIn *big.Int, path ...common.Address) *types.Receipt {
+func (v *V2) Swap(t chaintest.TB, from chaintest.Account, amountIn *big.Int, path ...common.Address) *types.Receipt {
 	t.Helper()
 	v.Chain.Send(t, from, path[0], V2Pair.ABI, "approve", v.Router, amountIn)
 	data, err := V2Router.ABI.Pack("swapExactTokensForTokensSupportingFeeOnTransferTokens", amountIn, big.NewInt(0), path, from.Address, Deadline)
@@ -142,7 +141,7 @@ func (v *V2) Swap(t testing.TB, from chaintest.Account, amountIn *big.Int, path 
 	return v.Chain.TransactStatus(t, from, &v.Router, data)
 }
 
-func (v *V2) call(t testing.TB, art chaintest.Artifact, to common.Address, method string, args ...any) []any {
+func (v *V2) call(t chaintest.TB, art chaintest.Artifact, to common.Address, method string, args ...any) []any {
 	t.Helper()
 	out, err := v.Chain.CallContract(art.ABI, to, method, args...)
 	if err != nil {
