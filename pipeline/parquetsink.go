@@ -48,9 +48,12 @@ type ParquetSinkStats struct {
 // ParquetGroup is the default consumer group of the Parquet sink.
 const ParquetGroup = "mi-parquet"
 
-// SinkParquet consumes mi.candles.v1, mi.signals.v1, mi.trades.v1 and
-// mi.signal-changes.v1 (read committed, in a consumer group) and writes the
-// history datasets under cfg.DataDir through a parquet Sink until ctx ends.
+// SinkParquet consumes mi.candles.v1, mi.signal-minutes.v1, mi.trades.v1
+// and mi.signal-changes.v1 (read committed, in a consumer group) and writes
+// the history datasets under cfg.DataDir through a parquet Sink until ctx
+// ends. None of them is compacted, so what it writes does not depend on how
+// far it lags behind the operators (the compacted mi.signals.v1 keeps only
+// the latest document per key).
 //
 // Delivery is at least once: offsets are committed only after the rows of
 // the records before them are durable in part files, so a crash re-reads at
@@ -95,7 +98,7 @@ func SinkParquet(ctx context.Context, cfg ParquetSinkConfig) error {
 	cl, err = kgo.NewClient(
 		kgo.SeedBrokers(cfg.Brokers...),
 		kgo.ConsumerGroup(cfg.Group),
-		kgo.ConsumeTopics(schemas.TopicCandles, schemas.TopicSignals, schemas.TopicTrades, schemas.TopicSignalChanges),
+		kgo.ConsumeTopics(schemas.TopicCandles, schemas.TopicSignalMinutes, schemas.TopicTrades, schemas.TopicSignalChanges),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
 		kgo.FetchMaxWait(250*time.Millisecond),
@@ -164,7 +167,7 @@ func SinkParquet(ctx context.Context, cfg ParquetSinkConfig) error {
 				if err = proto.Unmarshal(r.Value, &cd); err == nil {
 					err = sink.AddCandle(&cd)
 				}
-			case schemas.TopicSignals:
+			case schemas.TopicSignalMinutes:
 				doc.Reset()
 				if err = proto.Unmarshal(r.Value, &doc); err == nil {
 					var added bool

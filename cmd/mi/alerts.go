@@ -86,8 +86,9 @@ func openAlerts(ctx context.Context, db *sql.DB, dialect, dataDir string, log *s
 	return alerts.NewDispatcher(st, alerts.DispatcherConfig{Logger: log}), nil
 }
 
-// startAlertStages runs the alert detector, the outbox sink and the
-// dispatcher until ctx ends; a stage that fails is logged.
+// startAlertStages runs the outbox sink and the dispatcher until ctx ends;
+// a stage that fails is logged. The events themselves come from the
+// operators (the process role), with the documents they are detected in.
 func startAlertStages(ctx context.Context, brokers []string, d *alerts.Dispatcher, log *slog.Logger) {
 	stage := func(name string, f func() error) {
 		go func() {
@@ -96,7 +97,6 @@ func startAlertStages(ctx context.Context, brokers []string, d *alerts.Dispatche
 			}
 		}()
 	}
-	stage("detect", func() error { return pipeline.DetectEvents(ctx, brokers, log) })
 	stage("outbox", func() error { return pipeline.SinkEvents(ctx, brokers, d.Store(), log) })
 	stage("dispatch", func() error { return d.Run(ctx) })
 }

@@ -131,6 +131,8 @@ func cmdRun(ctx context.Context, args []string) error {
 	latCEX := fs.Duration("lateness-cex", operators.DefaultConfig().LatenessCEX, "allowed lateness of exchange trades")
 	latDEX := fs.Duration("lateness-onchain-dex", operators.DefaultConfig().LatenessOnchainDEX, "allowed lateness of EVM DEX trades")
 	latSol := fs.Duration("lateness-solana-dex", operators.DefaultConfig().LatenessSolanaDEX, "allowed lateness of Solana DEX trades")
+	checkpoint := fs.Duration("checkpoint-interval", time.Second, "how often the operators commit their state, positions and consumer offsets (10ms to 1m); outputs commit every poll either way, and the outputs never depend on it")
+	flushEvery := fs.Duration("parquet-flush-interval", 30*time.Second, "how often the Parquet sink writes its buffered rows to part files and commits its offsets (100ms to 1h); the day files never depend on it")
 	roles := fs.String("roles", "", "comma-separated roles to run: ingest, process, views, parquet (default all); the API always runs")
 	logFormat := fs.String("log-format", "text", "log format: text or json")
 	if err := fs.Parse(args); err != nil {
@@ -148,6 +150,12 @@ func cmdRun(ctx context.Context, args []string) error {
 		if _, err := pipeline.ParseSourceSpec(s); err != nil {
 			return err
 		}
+	}
+	if *checkpoint < 10*time.Millisecond || *checkpoint > time.Minute {
+		return fmt.Errorf("cannot use --checkpoint-interval %s: accepted range 10ms to 1m", *checkpoint)
+	}
+	if *flushEvery < 100*time.Millisecond || *flushEvery > time.Hour {
+		return fmt.Errorf("cannot use --parquet-flush-interval %s: accepted range 100ms to 1h", *flushEvery)
 	}
 	var rl []string
 	if *roles != "" {
@@ -204,9 +212,9 @@ func cmdRun(ctx context.Context, args []string) error {
 	go func() {
 		errc <- pipeline.Run(ctx, pipeline.RunConfig{
 			DataDir: *dataDir, Sources: srcs, ReplaySpeed: sp, Brokers: bl, KafkaListen: *listen,
-			Partitions: *partitions, InstanceID: *instance, Operators: ocfg, Roles: rl,
+			Partitions: *partitions, InstanceID: *instance, Operators: ocfg, Roles: rl, CheckpointInterval: *checkpoint,
 			Views: v, Stats: stats, Proc: proc, Logger: log, Progress: progress.update,
-			Parquet: pipeline.ParquetSinkConfig{Every: hourlyRetention(*dataDir, log)},
+			Parquet: pipeline.ParquetSinkConfig{Every: hourlyRetention(*dataDir, log), FlushInterval: *flushEvery},
 			BrokerReady: func(b []string) {
 				startLive(ctx, live, len(bl) > 0, stats, log)(b)
 				startAlertStages(ctx, b, alertsD, log)
