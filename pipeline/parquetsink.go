@@ -23,6 +23,10 @@ type ParquetSinkConfig struct {
 	DataDir string
 	// Group is the consumer group; default "mi-parquet".
 	Group string
+	// InstanceID, when set, is the sink's static membership id in the
+	// group (unique per instance), so a restarted sink takes its partitions
+	// back at once.
+	InstanceID string
 	// FlushInterval is how often buffered rows become part files and the
 	// consumed offsets are committed; default 30 s. It bounds how stale the
 	// staging tree is, and how much is read again after a crash.
@@ -95,7 +99,11 @@ func SinkParquet(ctx context.Context, cfg ParquetSinkConfig) error {
 		}
 		return nil
 	}
-	cl, err = kgo.NewClient(
+	opts := []kgo.Opt{}
+	if cfg.InstanceID != "" {
+		opts = append(opts, kgo.InstanceID(cfg.InstanceID))
+	}
+	cl, err = kgo.NewClient(append(opts,
 		kgo.SeedBrokers(cfg.Brokers...),
 		kgo.ConsumerGroup(cfg.Group),
 		kgo.ConsumeTopics(schemas.TopicCandles, schemas.TopicSignalMinutes, schemas.TopicTrades, schemas.TopicSignalChanges),
@@ -110,7 +118,7 @@ func SinkParquet(ctx context.Context, cfg ParquetSinkConfig) error {
 				log.Warn("Parquet sink: cannot flush before a rebalance; the records are read again", "err", err)
 			}
 		}),
-	)
+	)...)
 	if err != nil {
 		return fmt.Errorf("cannot create the Parquet sink's consumer: %w", err)
 	}

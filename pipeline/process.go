@@ -36,7 +36,10 @@ type ProcessConfig struct {
 	// Group is the consumer group; every instance of the operator role joins
 	// it and the group splits the partitions of mi.trades.v1 between them.
 	Group string
-	// InstanceID makes the transactional ids unique per instance.
+	// InstanceID makes the transactional ids unique per instance; it is
+	// also the instance's static membership id in the consumer group, so an
+	// instance restarted after a crash takes its partitions back at once
+	// instead of waiting for its dead incarnation's session to expire.
 	InstanceID string
 	Operators  operators.Config
 	Stats      *Stats
@@ -177,6 +180,7 @@ func Process(ctx context.Context, cfg ProcessConfig, stats *ProcessStats) error 
 	sess, err := kgo.NewGroupTransactSession(
 		kgo.SeedBrokers(cfg.Brokers...),
 		kgo.ConsumerGroup(cfg.Group),
+		kgo.InstanceID(cfg.InstanceID),
 		kgo.ConsumeTopics(schemas.TopicTrades),
 		kgo.TransactionalID(transactionalID("mi-operators-", cfg.InstanceID)+cfg.TxnSuffix),
 		kgo.TransactionTimeout(2*time.Minute),
@@ -208,6 +212,15 @@ func Process(ctx context.Context, cfg ProcessConfig, stats *ProcessStats) error 
 		return fmt.Errorf("cannot create operator output producer: %w", err)
 	}
 	defer out.Close()
+	// Load both producer ids now: that fences a crashed incarnation with the
+	// same transactional ids and aborts its open transactions, whose
+	// records would otherwise hold back every read_committed reader (the
+	// state restore first) until the transaction timeout.
+	for _, cl := range []*kgo.Client{sess.Client(), out} {
+		if _, _, err := cl.ProducerID(ctx); err != nil {
+			return fmt.Errorf("cannot initialize the operators' transactional producers: %w", err)
+		}
+	}
 	p.sess, p.out = sess, out
 	for {
 		// Polls block until records arrive; the bounded context lets an

@@ -133,6 +133,7 @@ func cmdRun(ctx context.Context, args []string) error {
 	latSol := fs.Duration("lateness-solana-dex", operators.DefaultConfig().LatenessSolanaDEX, "allowed lateness of Solana DEX trades")
 	checkpoint := fs.Duration("checkpoint-interval", time.Second, "how often the operators commit their state, positions and consumer offsets (10ms to 1m); outputs commit every poll either way, and the outputs never depend on it")
 	flushEvery := fs.Duration("parquet-flush-interval", 30*time.Second, "how often the Parquet sink writes its buffered rows to part files and commits its offsets (100ms to 1h); the day files never depend on it")
+	retention := fs.String("retention", "on", "candle retention: on rolls 1m day files up to 5m after 7 days, 15m after 30, 1h after 180, by the wall clock, hourly; off keeps every 1m candle (use it when replaying old captures for research)")
 	roles := fs.String("roles", "", "comma-separated roles to run: ingest, process, views, parquet (default all); the API always runs")
 	logFormat := fs.String("log-format", "text", "log format: text or json")
 	if err := fs.Parse(args); err != nil {
@@ -156,6 +157,10 @@ func cmdRun(ctx context.Context, args []string) error {
 	}
 	if *flushEvery < 100*time.Millisecond || *flushEvery > time.Hour {
 		return fmt.Errorf("cannot use --parquet-flush-interval %s: accepted range 100ms to 1h", *flushEvery)
+	}
+	every, err := retentionHook(*retention, *dataDir, log)
+	if err != nil {
+		return err
 	}
 	var rl []string
 	if *roles != "" {
@@ -214,7 +219,7 @@ func cmdRun(ctx context.Context, args []string) error {
 			DataDir: *dataDir, Sources: srcs, ReplaySpeed: sp, Brokers: bl, KafkaListen: *listen,
 			Partitions: *partitions, InstanceID: *instance, Operators: ocfg, Roles: rl, CheckpointInterval: *checkpoint,
 			Views: v, Stats: stats, Proc: proc, Logger: log, Progress: progress.update,
-			Parquet: pipeline.ParquetSinkConfig{Every: hourlyRetention(*dataDir, log), FlushInterval: *flushEvery},
+			Parquet: pipeline.ParquetSinkConfig{Every: every, FlushInterval: *flushEvery, InstanceID: *instance},
 			BrokerReady: func(b []string) {
 				startLive(ctx, live, len(bl) > 0, stats, log)(b)
 				startAlertStages(ctx, b, alertsD, log)
