@@ -50,8 +50,9 @@ bench:
 bench-pipeline: build
 	./$(BIN) bench pipeline
 
+# Every schemas/*.proto (one file per domain) into its committed .pb.go.
 proto:
-	cd schemas && protoc --go_out=. --go_opt=paths=source_relative mi.proto
+	cd schemas && protoc --go_out=. --go_opt=paths=source_relative *.proto
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

@@ -67,36 +67,58 @@ const (
 	PoolSwap PoolEventKind = iota + 1
 	PoolMint
 	PoolBurn
+	// PoolSnapshot is the whole state of a pool read from the chain at one
+	// block: slot0, the in-range liquidity and every initialized tick.
+	PoolSnapshot
 )
 
-// PoolEvent is one state change of a pool, from its log.
+// PoolEvent is one state change of a pool, from its log, or a snapshot of
+// its whole state.
 type PoolEvent struct {
 	Meta     *PoolMeta
 	Kind     PoolEventKind
 	Block    uint64
 	LogIndex uint32
 	TimeNs   int64
-	// Swap: the state after the swap.
+	// TxHash is the log's transaction hash (lower-case hex); empty for a
+	// snapshot.
+	TxHash string
+	// Swap: the state after the swap. Snapshot: the state at Block.
 	SqrtPriceX96, Liquidity *big.Int
 	Tick                    int32
 	// Mint and Burn: the liquidity Amount added or removed over the range.
 	TickLower, TickUpper int32
 	Amount               *big.Int
+	// Ticks (snapshot only) are every initialized tick at Block, ascending.
+	Ticks []TickNet
 	// Retracted: the event was reorged out and is undone.
 	Retracted bool
+}
+
+// TickNet is one initialized tick and its liquidityNet.
+type TickNet struct {
+	Tick int32
+	Net  *big.Int
 }
 
 // PoolState is the state of one pool kept from its events.
 type PoolState struct {
 	Meta *PoolMeta
 	// SqrtPriceX96, Liquidity and Tick are the pool's slot0 price, in-range
-	// liquidity and current tick; nil until the first swap is seen.
+	// liquidity and current tick; nil until the first swap or snapshot.
 	SqrtPriceX96, Liquidity *big.Int
 	Tick                    int32
-	// Net is the liquidityNet of the initialized ticks seen in Mint and Burn
-	// events since start (positions opened before start are not known).
-	Net       map[int32]*big.Int
-	UpdatedNs int64
+	// Net is the liquidityNet of the initialized ticks: every one when
+	// Complete, else those seen in Mint and Burn events since start
+	// (positions opened before start are then not known).
+	Net map[int32]*big.Int
+	// Complete is set by a snapshot: Net holds every initialized tick, so
+	// a simulated swap is exact however far it goes.
+	Complete bool
+	// SnapshotBlock is the block of the last snapshot; events of that
+	// block or older are already in it and are ignored.
+	SnapshotBlock uint64
+	UpdatedNs     int64
 }
 
 // NewPoolState returns the empty state of a pool.
@@ -104,12 +126,31 @@ func NewPoolState(m *PoolMeta) *PoolState {
 	return &PoolState{Meta: m, Net: map[int32]*big.Int{}}
 }
 
-// Apply updates the state with one event. A swap sets the price, liquidity
+// Apply updates the state with one event. A snapshot replaces the whole
+// state (and makes it Complete); an event of the snapshot's block or older
+// is ignored, as the snapshot holds it. A swap sets the price, liquidity
 // and tick (a retracted swap is ignored: the next swap sets them again); a
 // mint or burn changes liquidityNet at its ticks and the in-range liquidity
 // when the current tick is inside its range.
 func (s *PoolState) Apply(ev PoolEvent) {
+	if ev.Kind != PoolSnapshot && s.SnapshotBlock > 0 && ev.Block <= s.SnapshotBlock {
+		return
+	}
 	switch ev.Kind {
+	case PoolSnapshot:
+		if ev.Retracted || ev.SqrtPriceX96 == nil || ev.Liquidity == nil {
+			return
+		}
+		s.SqrtPriceX96 = new(big.Int).Set(ev.SqrtPriceX96)
+		s.Liquidity = new(big.Int).Set(ev.Liquidity)
+		s.Tick = ev.Tick
+		s.Net = make(map[int32]*big.Int, len(ev.Ticks))
+		for _, t := range ev.Ticks {
+			if t.Net != nil && t.Net.Sign() != 0 {
+				s.Net[t.Tick] = new(big.Int).Set(t.Net)
+			}
+		}
+		s.Complete, s.SnapshotBlock = true, ev.Block
 	case PoolSwap:
 		if ev.Retracted || ev.SqrtPriceX96 == nil || ev.Liquidity == nil {
 			return

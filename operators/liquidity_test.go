@@ -11,7 +11,7 @@ import (
 
 	"github.com/marketintel/mi/internal/fixtures"
 	"github.com/marketintel/mi/operators"
-	"github.com/marketintel/mi/pipeline/sources/evmdex"
+	"github.com/marketintel/mi/pipeline/sources/venue/uniswap"
 )
 
 func TestSqrtRatioAtTick(t *testing.T) {
@@ -68,8 +68,8 @@ func TestLiquidityAgainstRecordedDay(t *testing.T) {
 	for i := range logs {
 		l := &logs[i]
 		switch l.Topics[0] {
-		case evmdex.TopicMint, evmdex.TopicBurn:
-			p, err := evmdex.DecodePosition(l)
+		case uniswap.TopicMint, uniswap.TopicBurn:
+			p, err := uniswap.DecodePosition(l)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -79,11 +79,11 @@ func TestLiquidityAgainstRecordedDay(t *testing.T) {
 			}
 			st.Apply(operators.PoolEvent{Meta: usdcWeth005, Kind: kind, TickLower: p.TickLower, TickUpper: p.TickUpper, Amount: p.Amount})
 			continue
-		case evmdex.TopicSwap:
+		case uniswap.TopicSwap:
 		default:
 			continue
 		}
-		sw, err := evmdex.DecodeSwap(l)
+		sw, err := uniswap.DecodeSwap(l)
 		if err != nil {
 			t.Fatal(err)
 		}

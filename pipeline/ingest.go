@@ -128,8 +128,10 @@ type IngestConfig struct {
 
 // Ingest reads src and writes its trades to mi.trades.v1 (key = symbol), its
 // gaps to mi.trades.v1 too (key = symbol, header "kind: gap", value a
-// schemas.Gap whose source is the source's name unless the source set one)
-// and its rejected inputs to mi.trades.dlq.v1 (reason in header "reason"), each
+// schemas.Gap whose source is the source's name unless the source set one),
+// its side records to their topics (see pipeline/sidetopic) and its rejected
+// inputs to mi.trades.dlq.v1 or the DLQ the record names (reason in header
+// "reason"), each
 // with "source" and "seq" headers, in transactions; after each one commits, a
 // second transaction writes the source checkpoint that counts them. It skips
 // the resume.Records records already committed by an earlier run. It returns nil
@@ -320,9 +322,18 @@ func Ingest(ctx context.Context, cfg IngestConfig, src sources.Source, resume Ch
 			}
 			cl.Produce(ctx, &kgo.Record{Topic: schemas.TopicTrades, Key: []byte(rec.Symbol), Value: v,
 				Headers: []kgo.RecordHeader{{Key: HeaderSource, Value: nameBytes}, {Key: HeaderSeq, Value: seq}, {Key: HeaderKind, Value: []byte(KindGap)}}}, promise)
+		} else if sr := rec.Side; sr != nil {
+			// A side record (pipeline/sidetopic) goes to its topic in the
+			// same transaction, numbered like the source's other records.
+			hs := make([]kgo.RecordHeader, 0, len(sr.Headers)+2)
+			for _, h := range sr.Headers {
+				hs = append(hs, kgo.RecordHeader{Key: h.Key, Value: h.Value})
+			}
+			hs = append(hs, kgo.RecordHeader{Key: HeaderSource, Value: nameBytes}, kgo.RecordHeader{Key: HeaderSeq, Value: seq})
+			cl.Produce(ctx, &kgo.Record{Topic: sr.Topic, Key: sr.Key, Value: sr.Value, Headers: hs}, promise)
 		} else {
 			cl.Produce(ctx, &kgo.Record{
-				Topic: schemas.TopicTradesDLQ, Key: nameBytes, Value: rec.Raw,
+				Topic: cmp.Or(rec.DLQ, schemas.TopicTradesDLQ), Key: nameBytes, Value: rec.Raw,
 				Headers: []kgo.RecordHeader{{Key: "reason", Value: []byte(rec.Reason)}, {Key: HeaderSource, Value: nameBytes}, {Key: HeaderSeq, Value: seq}},
 			}, promise)
 			stats.Reject(name, rec.Reason)

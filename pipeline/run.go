@@ -43,11 +43,14 @@ type RunConfig struct {
 	CheckpointInterval time.Duration
 	// Roles to run; all when empty: "ingest", "process", "views", "parquet"
 	// (the Parquet sink, when DataDir is set).
-	Roles  []string
-	Views  *views.Views
-	Stats  *Stats
-	Proc   *ProcessStats
-	Logger *slog.Logger
+	Roles []string
+	Views *views.Views
+	// SideViews are the views of side topics this instance serves (built
+	// with ViewOf), followed by the "views" role.
+	SideViews []SideView
+	Stats     *Stats
+	Proc      *ProcessStats
+	Logger    *slog.Logger
 	// Now is the wall clock used only to place a live simulation in time.
 	Now func() time.Time
 	// Progress, when set, is called by each ingest loop after every commit.
@@ -136,6 +139,9 @@ func Run(ctx context.Context, cfg RunConfig) error {
 	}
 	if has("views") && cfg.Views != nil {
 		g.Go(func() error { return SyncViews(gctx, brokers, cfg.Views, log, nil) })
+	}
+	if has("views") && len(cfg.SideViews) > 0 {
+		g.Go(func() error { return FollowSide(gctx, brokers, cfg.SideViews, log, nil) })
 	}
 	if has("parquet") && cfg.DataDir != "" {
 		g.Go(func() error {

@@ -10,6 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/marketintel/mi/pipeline/sidetopic"
 	"github.com/marketintel/mi/schemas"
 )
 
@@ -28,10 +29,11 @@ type TopicSpec struct {
 	Partitioned bool
 }
 
-// Topics lists every topic the pipeline writes. mi.state.v1 must have the
-// same partition count as mi.trades.v1: operator state for input partition p
-// lives in state partition p.
-var Topics = []TopicSpec{
+// Topics lists every topic the pipeline writes: the trade path's, then
+// each side topic of sidetopic.All and its dead-letter topic. mi.state.v1
+// must have the same partition count as mi.trades.v1: operator state for
+// input partition p lives in state partition p.
+var Topics = append([]TopicSpec{
 	{Name: schemas.TopicTrades, Partitioned: true},
 	{Name: schemas.TopicTradesDLQ, Partitioned: true},
 	{Name: schemas.TopicCandles, Partitioned: true},
@@ -43,6 +45,14 @@ var Topics = []TopicSpec{
 	{Name: schemas.TopicEvents, Partitioned: true},
 	{Name: schemas.TopicState, Partitioned: true, Compacted: true},
 	{Name: schemas.TopicSourceOffsets, Compacted: true},
+}, sideTopics()...)
+
+func sideTopics() []TopicSpec {
+	var out []TopicSpec
+	for _, s := range sidetopic.All {
+		out = append(out, TopicSpec{Name: s.Name, Partitioned: true, Compacted: s.Compacted}, TopicSpec{Name: s.DLQ, Partitioned: true})
+	}
+	return out
 }
 
 // EnsureTopics creates every topic in Topics that does not exist yet, with

@@ -15,7 +15,7 @@ import (
 
 	"github.com/marketintel/mi/internal/fixtures"
 	"github.com/marketintel/mi/operators"
-	"github.com/marketintel/mi/pipeline/sources/evmdex"
+	"github.com/marketintel/mi/pipeline/sources/venue/uniswap"
 	"github.com/marketintel/mi/sinks/views"
 )
 
@@ -45,14 +45,14 @@ func dayLiquidity(t *testing.T) *views.Liquidity {
 			l := &doc.Result[i]
 			ev := operators.PoolEvent{Meta: c.meta, Block: l.BlockNumber, LogIndex: uint32(l.Index), TimeNs: int64(l.BlockTimestamp) * 1e9}
 			switch l.Topics[0] {
-			case evmdex.TopicSwap:
-				sw, err := evmdex.DecodeSwap(l)
+			case uniswap.TopicSwap:
+				sw, err := uniswap.DecodeSwap(l)
 				if err != nil {
 					t.Fatal(err)
 				}
 				ev.Kind, ev.SqrtPriceX96, ev.Liquidity, ev.Tick = operators.PoolSwap, sw.SqrtPriceX96, sw.Liquidity, sw.Tick
-			case evmdex.TopicMint, evmdex.TopicBurn:
-				p, err := evmdex.DecodePosition(l)
+			case uniswap.TopicMint, uniswap.TopicBurn:
+				p, err := uniswap.DecodePosition(l)
 				if err != nil {
 					t.Fatal(err)
 				}

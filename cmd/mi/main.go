@@ -21,8 +21,8 @@ import (
 
 	"github.com/marketintel/mi/operators"
 	"github.com/marketintel/mi/pipeline"
+	"github.com/marketintel/mi/pipeline/sidetopic"
 	"github.com/marketintel/mi/pipeline/sources"
-	"github.com/marketintel/mi/pipeline/sources/evmdex"
 	"github.com/marketintel/mi/query"
 	"github.com/marketintel/mi/query/history"
 	"github.com/marketintel/mi/sinks/views"
@@ -201,8 +201,7 @@ func cmdRun(ctx context.Context, args []string) error {
 		return err
 	}
 	defer hs.Close()
-	lv := views.NewLiquidity()
-	evmdex.SetPoolEventSink(lv.Apply)
+	lv := views.NewLiquidity() // follows mi.pool-events.v1 (SideViews below)
 	srv := query.New(query.Deps{Views: v, Stats: stats, Version: version, Logger: log, Paywall: paywall, Ledger: store, Liquidity: lv, Alerts: alertsD, History: hs})
 	var live []sources.Source
 	if rl == nil || slices.Contains(rl, "ingest") {
@@ -218,7 +217,8 @@ func cmdRun(ctx context.Context, args []string) error {
 		errc <- pipeline.Run(ctx, pipeline.RunConfig{
 			DataDir: *dataDir, Sources: srcs, ReplaySpeed: sp, Brokers: bl, KafkaListen: *listen,
 			Partitions: *partitions, InstanceID: *instance, Operators: ocfg, Roles: rl, CheckpointInterval: *checkpoint,
-			Views: v, Stats: stats, Proc: proc, Logger: log, Progress: progress.update,
+			Views: v, SideViews: []pipeline.SideView{pipeline.ViewOf(sidetopic.PoolEvents, lv.ApplyRecord)},
+			Stats: stats, Proc: proc, Logger: log, Progress: progress.update,
 			Parquet: pipeline.ParquetSinkConfig{Every: every, FlushInterval: *flushEvery, InstanceID: *instance},
 			BrokerReady: func(b []string) {
 				startLive(ctx, live, len(bl) > 0, stats, log)(b)

@@ -6,11 +6,13 @@ import (
 	"sync"
 
 	"github.com/marketintel/mi/operators"
+	"github.com/marketintel/mi/schemas"
 )
 
-// Liquidity keeps the state of every on-chain pool from the connectors' pool
-// events and answers the liquidity block of a symbol. It is safe for
-// concurrent use: the connectors call Apply, the query tier calls Report.
+// Liquidity keeps the state of every on-chain pool from the records of
+// mi.pool-events.v1 and answers the liquidity block of a symbol. It is safe
+// for concurrent use: the side-topic follower calls ApplyRecord, the query
+// tier calls Report.
 type Liquidity struct {
 	mu      sync.RWMutex
 	pools   map[string]*operators.PoolState // chain|address -> state
@@ -30,18 +32,33 @@ func NewLiquidity() *Liquidity {
 	return &Liquidity{pools: map[string]*operators.PoolState{}, cache: map[string]cachedReport{}}
 }
 
-// Apply records one pool event; it is the connectors' OnPoolEvent.
+// ApplyRecord applies one record of mi.pool-events.v1: the view's side of
+// the topic (pipeline.ViewOf(sidetopic.PoolEvents, lv.ApplyRecord)). A
+// record that is not a valid pool event is refused with the reason.
+func (l *Liquidity) ApplyRecord(p *schemas.PoolEvent) error {
+	ev, err := operators.PoolEventFromProto(p)
+	if err != nil {
+		return err
+	}
+	l.Apply(ev)
+	return nil
+}
+
+// Apply applies one pool event. The pool's description is the one of its
+// latest event.
 func (l *Liquidity) Apply(ev operators.PoolEvent) {
 	if ev.Meta == nil {
 		return
 	}
-	k := ev.Meta.Chain + "|" + ev.Meta.Address
+	k := operators.PoolKey(ev.Meta.Chain, ev.Meta.Address)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	st := l.pools[k]
 	if st == nil {
 		st = operators.NewPoolState(ev.Meta)
 		l.pools[k] = st
+	} else if *st.Meta != *ev.Meta {
+		st.Meta = ev.Meta
 	}
 	st.Apply(ev)
 	l.version++

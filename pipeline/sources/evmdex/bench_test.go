@@ -10,6 +10,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/marketintel/mi/operators"
+	"github.com/marketintel/mi/pipeline/sources/venue/uniswap"
 )
 
 // BenchmarkDecodeSwap decodes the recorded day's Swap logs (already
@@ -18,7 +19,7 @@ import (
 func BenchmarkDecodeSwap(b *testing.B) {
 	var logs []types.Log
 	for _, l := range loadLogs(b, fileA) {
-		if l.Topics[0] == TopicSwap {
+		if l.Topics[0] == uniswap.TopicSwap {
 			logs = append(logs, l)
 		}
 	}

@@ -1,6 +1,7 @@
 package evmdex
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/marketintel/mi/internal/fixtures"
 	"github.com/marketintel/mi/operators"
+	"github.com/marketintel/mi/pipeline/sidetopic"
 	"github.com/marketintel/mi/pipeline/sources"
 	"github.com/marketintel/mi/pipeline/sources/replay"
 	"github.com/marketintel/mi/schemas"
@@ -37,6 +39,9 @@ func replayTrades(t *testing.T) map[string]*schemas.Trade {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if r.Side != nil {
+				continue // a pool event
+			}
 			if r.Trade == nil {
 				t.Fatalf("replay rejected %s: %s", r.Raw, r.Reason)
 			}
@@ -47,6 +52,26 @@ func replayTrades(t *testing.T) map[string]*schemas.Trade {
 	return out
 }
 
+// poolEvent decodes a record of mi.pool-events.v1 the source yielded.
+func poolEvent(t testing.TB, r sources.Record) operators.PoolEvent {
+	t.Helper()
+	if r.Side.Topic != sidetopic.PoolEvents.Name {
+		t.Fatalf("side record for %s", r.Side.Topic)
+	}
+	p, err := sidetopic.PoolEvents.Decode(r.Side.Value)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(r.Side.Key) != sidetopic.PoolEvents.Key(p) {
+		t.Fatalf("key %q of %v", r.Side.Key, p)
+	}
+	ev, err := operators.PoolEventFromProto(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ev
+}
+
 func key(t *schemas.Trade) string { return fmt.Sprintf("%s/%d", t.TradeId, t.LogIndex) }
 
 type runResult struct {
@@ -54,6 +79,7 @@ type runResult struct {
 	retracted []sources.Record
 	rejects   []sources.Record
 	events    []operators.PoolEvent
+	side      []*sources.SideRecord // the pool events as yielded
 	stats     Stats
 }
 
@@ -72,7 +98,6 @@ func drive(t *testing.T, s *chainServer, url string, confirmations uint64) runRe
 		Pools:       []PoolConfig{{Chain: "ethereum", Address: poolA.Hex(), Name: "USDC/WETH 0.05%"}, {Chain: "ethereum", Address: poolB.Hex(), Name: "USDC/WETH 0.3%"}},
 		StartBlock:  s.first, EndBlock: s.last,
 		MinBackoff: 5 * time.Millisecond, MaxBackoff: 50 * time.Millisecond, StepTimeout: 2 * time.Second,
-		OnPoolEvent: func(ev operators.PoolEvent) { mu.Lock(); res.events = append(res.events, ev); mu.Unlock() },
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -130,6 +155,11 @@ func drive(t *testing.T, s *chainServer, url string, confirmations uint64) runRe
 		switch {
 		case r.Trade != nil:
 			res.trades = append(res.trades, r.Trade)
+		case r.Side != nil:
+			mu.Lock()
+			res.events = append(res.events, poolEvent(t, r))
+			res.side = append(res.side, r.Side)
+			mu.Unlock()
 		case strings.HasPrefix(r.Reason, ReasonRetracted):
 			res.retracted = append(res.retracted, r)
 		default:
@@ -214,6 +244,56 @@ func TestConnectorWebSocket(t *testing.T) {
 		t.Fatalf("stats %+v: want a reconnect and duplicates", res.stats)
 	}
 	checkEvents(t, res)
+	// The records of mi.pool-events.v1 are those the replay of the same
+	// logs yields, byte for byte, in the same order per pool.
+	got := map[string][][]byte{}
+	for _, r := range res.side {
+		got[string(r.Key)] = append(got[string(r.Key)], r.Value)
+	}
+	wantEv := replayPoolEvents(t)
+	if len(got) != 2 || len(wantEv) != 2 {
+		t.Fatalf("pool event keys: connector %d, replay %d", len(got), len(wantEv))
+	}
+	for k, w := range wantEv {
+		g := got[k]
+		if len(g) != len(w) {
+			t.Fatalf("%s: %d pool events through the connector, %d from replay", k, len(g), len(w))
+		}
+		for i := range w {
+			if !bytes.Equal(g[i], w[i]) {
+				a, _ := sidetopic.PoolEvents.Decode(g[i])
+				b, _ := sidetopic.PoolEvents.Decode(w[i])
+				t.Fatalf("%s: pool event %d differs:\nconnector %v\nreplay    %v", k, i, a, b)
+			}
+		}
+	}
+}
+
+// replayPoolEvents reads the pool events of both recorded pools with the
+// replay source, by key.
+func replayPoolEvents(t *testing.T) map[string][][]byte {
+	t.Helper()
+	out := map[string][][]byte{}
+	for _, f := range []string{fileA, fileB} {
+		src, err := replay.Open(fixtures.Path(t, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for {
+			r, err := src.Next(context.Background())
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Side != nil {
+				out[string(r.Side.Key)] = append(out[string(r.Side.Key)], r.Side.Value)
+			}
+		}
+		src.Close()
+	}
+	return out
 }
 
 // TestConnectorPollingReorg polls over HTTP with no confirmations: the fork's
@@ -260,7 +340,7 @@ func checkEvents(t *testing.T, res runResult) {
 	}
 	var last *operators.PoolEvent
 	for i := range res.events {
-		if ev := &res.events[i]; ev.Kind == operators.PoolSwap && ev.Meta == a.Meta {
+		if ev := &res.events[i]; ev.Kind == operators.PoolSwap && ev.Meta.Address == a.Meta.Address {
 			last = ev
 		}
 	}

@@ -5,9 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"sync"
-
-	"github.com/marketintel/mi/operators"
 )
 
 // Observer receives the connector's operational events. It has the method
@@ -36,20 +33,6 @@ type Entry struct {
 	Pools []PoolConfig `json:"pools"`
 }
 
-var (
-	sinkMu    sync.Mutex
-	poolSink  func(operators.PoolEvent)
-	entryLogs *slog.Logger
-)
-
-// SetPoolEventSink sets the OnPoolEvent of the sources FromEntry opens
-// afterwards (the process's liquidity view: views.Liquidity.Apply).
-func SetPoolEventSink(f func(operators.PoolEvent)) {
-	sinkMu.Lock()
-	defer sinkMu.Unlock()
-	poolSink = f
-}
-
 // FromEntry opens the source a configuration entry describes (raw is the
 // whole entry). Unknown fields are errors. Nothing connects until Next.
 func FromEntry(raw []byte, obs Observer, log *slog.Logger) (*Source, error) {
@@ -71,10 +54,7 @@ func FromEntry(raw []byte, obs Observer, log *slog.Logger) (*Source, error) {
 	if err := f.Validate(); err != nil {
 		return nil, err
 	}
-	sinkMu.Lock()
-	sink := poolSink
-	sinkMu.Unlock()
-	cfg := Config{ChainConfig: e.ChainConfig, Pools: e.Pools, OnPoolEvent: sink, Observer: obs, Name: e.Name}
+	cfg := Config{ChainConfig: e.ChainConfig, Pools: e.Pools, Observer: obs, Name: e.Name}
 	if log != nil {
 		cfg.Logf = func(format string, args ...any) { log.Warn(fmt.Sprintf(format, args...)) }
 	}

@@ -56,10 +56,6 @@ func TestFromEntry(t *testing.T) {
 	s := newChainServer(t)
 	s.start()
 	s.advance(s.last)
-	var got []operators.PoolEvent
-	var mu sync.Mutex
-	SetPoolEventSink(func(ev operators.PoolEvent) { mu.Lock(); got = append(got, ev); mu.Unlock() })
-	defer SetPoolEventSink(nil)
 	obs := &fakeObserver{}
 	src, err := FromEntry([]byte(`{"kind":"evmdex","name":"dex:eth","chain":"ethereum","rpc":"`+s.wsURL+`","confirmations":400,"poll_interval":"5ms","max_range":1000,
 		"pools":[{"address":"0x88e6a0c2ddd26feeb64f039a2c41296fcb3f5640","name":"USDC/WETH 0.05%"}]}`), obs, nil)
@@ -79,17 +75,19 @@ func TestFromEntry(t *testing.T) {
 			s.advance(h)
 		}
 	}()
+	// The first record is the pool event of the first swap, then its trade.
 	r, err := src.Next(ctx)
-	if err != nil || r.Trade == nil {
+	if err != nil || r.Side == nil {
+		t.Fatalf("Next: %+v %v", r, err)
+	}
+	if ev := poolEvent(t, r); ev.Kind != operators.PoolSwap || ev.Meta.Fee != 500 || ev.Meta.Name != "USDC/WETH 0.05%" {
+		t.Fatalf("pool event %+v of %+v", ev, ev.Meta)
+	}
+	if r, err = src.Next(ctx); err != nil || r.Trade == nil {
 		t.Fatalf("Next: %+v %v", r, err)
 	}
 	if !obs.seen("dex:eth=connecting") || !obs.seen("dex:eth=running") {
 		t.Fatalf("states %v", obs.states)
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	if len(got) == 0 || got[0].Meta.Fee != 500 {
-		t.Fatalf("pool events %d", len(got))
 	}
 }
 
@@ -99,9 +97,7 @@ func TestRemovedLogRetracts(t *testing.T) {
 	s := newChainServer(t)
 	s.start()
 	s.advance(s.last)
-	var events []operators.PoolEvent
-	src, err := New(Config{ChainConfig: ChainConfig{Chain: "ethereum", RPC: s.url}, Pools: []PoolConfig{{Chain: "ethereum", Address: poolA.Hex()}},
-		OnPoolEvent: func(ev operators.PoolEvent) { events = append(events, ev) }})
+	src, err := New(Config{ChainConfig: ChainConfig{Chain: "ethereum", RPC: s.url}, Pools: []PoolConfig{{Chain: "ethereum", Address: poolA.Hex()}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,9 +119,12 @@ func TestRemovedLogRetracts(t *testing.T) {
 	if err := src.process(ctx, c, logs, b, b); err != nil {
 		t.Fatal(err)
 	}
+	if ev := <-src.out; ev.Side == nil || poolEvent(t, ev).Retracted {
+		t.Fatalf("first record %+v", ev)
+	}
 	first := <-src.out
 	if first.Trade == nil {
-		t.Fatalf("first record %+v", first)
+		t.Fatalf("second record %+v", first)
 	}
 	removed := logs[0]
 	removed.Removed = true
@@ -134,8 +133,14 @@ func TestRemovedLogRetracts(t *testing.T) {
 	if err := src.process(ctx, c, []types.Log{removed, ghost}, b, b); err != nil {
 		t.Fatal(err)
 	}
+	// The retracted pool event comes first, then the retraction of the trade.
 	var r sources.Record
+	var last operators.PoolEvent
 	for r = range src.out {
+		if r.Side != nil {
+			last = poolEvent(t, r)
+			continue
+		}
 		if r.Trade == nil {
 			break
 		}
@@ -143,7 +148,7 @@ func TestRemovedLogRetracts(t *testing.T) {
 	if !strings.HasPrefix(r.Reason, ReasonRetracted) || !strings.Contains(r.Reason, first.Trade.TradeId) || !strings.Contains(string(r.Raw), first.Trade.TradeId) {
 		t.Fatalf("retraction %q %s", r.Reason, r.Raw)
 	}
-	if last := events[len(events)-1]; !last.Retracted || last.Kind != operators.PoolSwap {
+	if !last.Retracted || last.Kind != operators.PoolSwap || last.TxHash != first.Trade.TradeId {
 		t.Fatalf("last pool event %+v", last)
 	}
 	if src.Stats().Retracted != 1 {

@@ -12,6 +12,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/marketintel/mi/operators"
+	"github.com/marketintel/mi/pipeline/sources/venue/uniswap"
 	"github.com/marketintel/mi/pipeline/symbols"
 	"github.com/marketintel/mi/schemas"
 )
@@ -19,7 +20,7 @@ import (
 // refTrade is the swap-to-trade conversion as it was before the
 // fixed-width decoder: big.Int amounts from the ABI, symbols.TokenAmount
 // with big.Float. It is the reference the hot path is held to.
-func refTrade(ethusd *float64, name string, now time.Time, m *operators.PoolMeta, l *types.Log, sw *Swap, tsNs int64) (*schemas.Trade, string) {
+func refTrade(ethusd *float64, name string, now time.Time, m *operators.PoolMeta, l *types.Log, sw *uniswap.Swap, tsNs int64) (*schemas.Trade, string) {
 	baseIs0, ok := m.BaseIsToken0()
 	if !ok {
 		return nil, fmt.Sprintf("unsupported pool: %s/%s is not quoted in a USD stablecoin or WETH listed in the registry", m.Ticker0, m.Ticker1)
@@ -115,11 +116,11 @@ var poolW = common.HexToAddress("0xcbcdf9626bc03e24f779434178a73a0b4bad62ed")
 // pool event's price, liquidity and tick.
 func refCheck(t *testing.T, s *Source, ethusd *float64, l *types.Log) bool {
 	rec, ev := s.decode(l, 1_704_412_800e9)
-	sw, err := DecodeSwap(l)
+	sw, err := uniswap.DecodeSwap(l)
 	if err != nil || (ev != nil && ev.Kind != operators.PoolSwap) {
 		return false // not a swap the ABI decodes: FuzzDecodeSwapWords covers the decoders' agreement
 	}
-	_, errW := DecodeSwapWords(l)
+	_, errW := uniswap.DecodeSwapWords(l)
 	if errW != nil {
 		return false // a non-canonical word the ABI accepts (see FuzzDecodeSwapWords)
 	}
@@ -150,7 +151,7 @@ func TestDecodeMatchesBigReference(t *testing.T) {
 	n := 0
 	for _, f := range []string{fileA, fileB} {
 		for _, l := range loadLogs(t, f) {
-			if l.Topics[0] == TopicSwap && refCheck(t, s, &ethusd, &l) {
+			if l.Topics[0] == uniswap.TopicSwap && refCheck(t, s, &ethusd, &l) {
 				n++
 			}
 		}
@@ -174,7 +175,7 @@ func FuzzDecodeMatchesBigReference(f *testing.F) {
 		if pool >= 128 { // a price first, for the WETH-quoted pool
 			s.ethusd, ethusd = 2300.5, 2300.5
 		}
-		l := &types.Log{Address: addr, Topics: []common.Hash{TopicSwap, {1}, {2, 3}}, Data: data, TxHash: common.Hash{9}, Index: 4}
+		l := &types.Log{Address: addr, Topics: []common.Hash{uniswap.TopicSwap, {1}, {2, 3}}, Data: data, TxHash: common.Hash{9}, Index: 4}
 		refCheck(t, s, &ethusd, l)
 	})
 }

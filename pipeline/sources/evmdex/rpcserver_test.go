@@ -23,6 +23,7 @@ import (
 	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/marketintel/mi/internal/fixtures"
+	"github.com/marketintel/mi/pipeline/sources/venue/uniswap"
 )
 
 // chainServer is a local Ethereum JSON-RPC server built with go-ethereum's
@@ -340,7 +341,7 @@ func (e *ethService) Call(c callArg, block *string) (hexutil.Bytes, error) {
 		return nil, errors.New("execution reverted")
 	}
 	if p, ok := s.pools[*c.To]; ok {
-		for name, m := range PoolABI.Methods {
+		for name, m := range uniswap.PoolABI.Methods {
 			if string(m.ID) != string(data[:4]) {
 				continue
 			}

@@ -12,11 +12,17 @@
 // quote and through the latest ETHUSD swap price of the same connector for a
 // WETH quote; the wallet is the Swap event's recipient (see docs/venues.md).
 //
+// Every Swap, Mint and Burn is also a state change of its pool: the source
+// yields it, before the trade of a swap, as a record of mi.pool-events.v1
+// (pipeline/sidetopic.PoolEvents, key chain|pool), which the liquidity view
+// of every API instance applies (docs/liquidity.md).
+//
 // Logs are emitted once Confirmations blocks sit on top of their block.
 // Reorgs deeper than that are detected by re-reading the hash of the last
 // block read; the logs of every replaced block are retracted — each as a
 // rejected record whose Reason starts with ReasonRetracted — and the blocks
-// are read again. Logs flagged removed:true retract the same way.
+// are read again. Logs flagged removed:true retract the same way; a pool
+// event is retracted by the same event with retracted set.
 package evmdex
 
 import (
@@ -45,7 +51,9 @@ import (
 	"github.com/holiman/uint256"
 
 	"github.com/marketintel/mi/operators"
+	"github.com/marketintel/mi/pipeline/sidetopic"
 	"github.com/marketintel/mi/pipeline/sources"
+	"github.com/marketintel/mi/pipeline/sources/venue/uniswap"
 	"github.com/marketintel/mi/pipeline/symbols"
 	"github.com/marketintel/mi/schemas"
 )
@@ -75,9 +83,6 @@ type Config struct {
 	// MinBackoff and MaxBackoff bound the reconnect delay (doubled on each
 	// failure, with ±25% jitter); defaults 500ms and 30s.
 	MinBackoff, MaxBackoff time.Duration
-	// OnPoolEvent, when set, receives every pool state change (swaps, mints,
-	// burns and their retractions) in block order, for the liquidity view.
-	OnPoolEvent func(operators.PoolEvent)
 	// Logf, when set, receives one line per connection failure streak.
 	Logf func(format string, args ...any)
 	// Now stamps IngestTimeNs; default time.Now.
@@ -362,16 +367,16 @@ func (s *Source) resolve(ctx context.Context, ec *ethclient.Client) error {
 		}
 		var t0, t1 common.Address
 		var fee, spacing *big.Int
-		if err := s.call(ctx, ec, addr, PoolABI, "token0", &t0); err != nil {
+		if err := s.call(ctx, ec, addr, uniswap.PoolABI, "token0", &t0); err != nil {
 			return err
 		}
-		if err := s.call(ctx, ec, addr, PoolABI, "token1", &t1); err != nil {
+		if err := s.call(ctx, ec, addr, uniswap.PoolABI, "token1", &t1); err != nil {
 			return err
 		}
-		if err := s.call(ctx, ec, addr, PoolABI, "fee", &fee); err != nil {
+		if err := s.call(ctx, ec, addr, uniswap.PoolABI, "fee", &fee); err != nil {
 			return err
 		}
-		if err := s.call(ctx, ec, addr, PoolABI, "tickSpacing", &spacing); err != nil {
+		if err := s.call(ctx, ec, addr, uniswap.PoolABI, "tickSpacing", &spacing); err != nil {
 			return err
 		}
 		var tok [2]*tokenInfo
@@ -461,7 +466,7 @@ func (s *Source) step(ctx context.Context, c *rpc.Client, ec *ethclient.Client) 
 		to := min(target, s.next+s.cfg.MaxRange-1)
 		logs, err := ec.FilterLogs(ctx, ethereum.FilterQuery{
 			FromBlock: new(big.Int).SetUint64(s.next), ToBlock: new(big.Int).SetUint64(to),
-			Addresses: addrs, Topics: [][]common.Hash{{TopicSwap, TopicMint, TopicBurn}},
+			Addresses: addrs, Topics: [][]common.Hash{{uniswap.TopicSwap, uniswap.TopicMint, uniswap.TopicBurn}},
 		})
 		if err != nil {
 			return fmt.Errorf("cannot get logs of blocks %d-%d: %w", s.next, to, err)
@@ -616,8 +621,12 @@ func (s *Source) process(ctx context.Context, c *rpc.Client, logs []types.Log, f
 		rec, ev := s.decode(l, int64(ts)*1e9)
 		s.emitted[k] = l.BlockNumber
 		s.byBlock[l.BlockNumber] = append(s.byBlock[l.BlockNumber], emittedLog{key: k, log: l, pool: ev})
-		if ev != nil && s.cfg.OnPoolEvent != nil {
-			s.cfg.OnPoolEvent(*ev)
+		if ev != nil {
+			// The pool event goes first: the trade of a swap is the
+			// consequence of the state change it records.
+			if !s.send(ctx, sidetopic.PoolEvents.Record(ev.Proto())) {
+				return ctx.Err()
+			}
 		}
 		if rec != nil {
 			if rec.Trade == nil && rec.Raw == nil {
@@ -746,8 +755,8 @@ func (s *Source) retractLog(ctx context.Context, k logKey) {
 		if e.pool != nil {
 			ev := *e.pool
 			ev.Retracted = true
-			if s.cfg.OnPoolEvent != nil {
-				s.cfg.OnPoolEvent(ev)
+			if !s.send(ctx, sidetopic.PoolEvents.Record(ev.Proto())) {
+				return
 			}
 			if ev.Kind == operators.PoolSwap {
 				s.mu.Lock()
@@ -761,18 +770,20 @@ func (s *Source) retractLog(ctx context.Context, k logKey) {
 	}
 }
 
-// decode turns one log into a record (nil for mint and burn) and the pool
-// event it implies (nil when it is malformed).
+// decode turns one log into a record (nil for a valid mint or burn) and the
+// pool event it implies (nil when it is malformed).
 func (s *Source) decode(l *types.Log, tsNs int64) (*sources.Record, *operators.PoolEvent) {
 	m := s.pools[l.Address]
 	if m == nil {
 		return &sources.Record{Reason: "unknown pool: " + strings.ToLower(l.Address.Hex())}, nil
 	}
-	if len(l.Topics) > 0 && l.Topics[0] != TopicSwap {
-		ev := &operators.PoolEvent{Meta: m, Block: l.BlockNumber, LogIndex: uint32(l.Index), TimeNs: tsNs}
-		p, err := DecodePosition(l)
+	if len(l.Topics) > 0 && l.Topics[0] != uniswap.TopicSwap {
+		ev := &operators.PoolEvent{Meta: m, Block: l.BlockNumber, LogIndex: uint32(l.Index), TimeNs: tsNs, TxHash: s.hexString(l.TxHash[:])}
+		p, err := uniswap.DecodePosition(l)
 		if err != nil {
-			return &sources.Record{Reason: err.Error()}, nil
+			// A Mint or Burn is input of mi.pool-events.v1: dead-lettered there.
+			r := sidetopic.PoolEvents.Reject(nil, err.Error())
+			return &r, nil
 		}
 		ev.Kind = operators.PoolBurn
 		if p.Mint {
@@ -781,8 +792,8 @@ func (s *Source) decode(l *types.Log, tsNs int64) (*sources.Record, *operators.P
 		ev.TickLower, ev.TickUpper, ev.Amount = p.TickLower, p.TickUpper, p.Amount
 		return nil, ev
 	}
-	var sw SwapFixed
-	if err := DecodeSwapFixed(l, &sw); err != nil {
+	var sw uniswap.SwapFixed
+	if err := uniswap.DecodeSwapFixed(l, &sw); err != nil {
 		return &sources.Record{Reason: err.Error()}, nil
 	}
 	// One allocation for the event and the two integers it owns.
@@ -794,9 +805,11 @@ func (s *Source) decode(l *types.Log, tsNs int64) (*sources.Record, *operators.P
 	rt := s.newRecord()
 	reason := s.trade(m, l, &sw, tsNs, &rt.t)
 	if reason != "" {
+		ev.TxHash = s.hexString(l.TxHash[:])
 		return &sources.Record{Reason: reason}, ev
 	}
 	rt.rec.Trade = &rt.t
+	ev.TxHash = rt.t.TradeId
 	return &rt.rec, ev
 }
 
@@ -862,7 +875,7 @@ func (s *Source) venueSymbol(base, quote string) string {
 }
 
 // trade fills t from a swap, or says why it cannot.
-func (s *Source) trade(m *operators.PoolMeta, l *types.Log, sw *SwapFixed, tsNs int64, t *schemas.Trade) string {
+func (s *Source) trade(m *operators.PoolMeta, l *types.Log, sw *uniswap.SwapFixed, tsNs int64, t *schemas.Trade) string {
 	baseIs0, ok := m.BaseIsToken0()
 	if !ok {
 		return fmt.Sprintf("unsupported pool: %s/%s is not quoted in a USD stablecoin or WETH listed in the registry", m.Ticker0, m.Ticker1)

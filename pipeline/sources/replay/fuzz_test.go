@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/marketintel/mi/operators"
+	"github.com/marketintel/mi/pipeline/sidetopic"
 	"github.com/marketintel/mi/pipeline/sources"
 	"github.com/marketintel/mi/schemas"
 )
@@ -20,6 +22,15 @@ func fuzzParser(t *testing.T, p parser, unit []byte) {
 		if r.Trade != nil {
 			if err := schemas.Validate(r.Trade); err != nil {
 				t.Fatalf("invalid trade from %q: %v", unit, err)
+			}
+			continue
+		}
+		if r.Side != nil {
+			// A pool event must be one the liquidity view applies.
+			if v, err := sidetopic.PoolEvents.Decode(r.Side.Value); err != nil {
+				t.Fatalf("undecodable side record from %q: %v", unit, err)
+			} else if _, err := operators.PoolEventFromProto(v); err != nil {
+				t.Fatalf("invalid pool event from %q: %v", unit, err)
 			}
 			continue
 		}

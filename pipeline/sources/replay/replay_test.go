@@ -21,6 +21,7 @@ type result struct {
 	name    string
 	trades  []*schemas.Trade
 	rejects []sources.Record
+	events  []sources.Record // side records (mi.pool-events.v1)
 	skipped uint64
 }
 
@@ -50,6 +51,8 @@ func drain(tb testing.TB, s sources.Source) result {
 				tb.Fatalf("invalid trade yielded: %v", err)
 			}
 			r.trades = append(r.trades, rec.Trade)
+		} else if rec.Side != nil {
+			r.events = append(r.events, rec)
 		} else {
 			if rec.Reason == "" || len(rec.Raw) == 0 {
 				tb.Fatalf("rejected record without reason or raw: %+v", rec)

@@ -26,12 +26,15 @@ import (
 // topics and data alias line, which the parse call owns; they are only
 // read during the call.
 func (p *uniswapParser) csvLogFast(b []byte, l *uniLog) bool {
-	// block_number: digits (the header row is left to csvLog).
+	// block_number: digits (the header row is left to csvLog), at most 19
+	// (below 2^64, so strconv.ParseUint agrees).
 	i := 0
+	var block uint64
 	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+		block = block*10 + uint64(b[i]-'0')
 		i++
 	}
-	if i == 0 || i >= len(b) || b[i] != ',' {
+	if i == 0 || i > 19 || i >= len(b) || b[i] != ',' {
 		return false
 	}
 	i++
@@ -121,6 +124,7 @@ func (p *uniswapParser) csvLogFast(b []byte, l *uniLog) bool {
 		return false
 	}
 	l.pool = p.pool
+	l.block = block
 	l.blockTsNs = ts
 	l.logIndex = uint32(li)
 	l.topics = topics
@@ -178,6 +182,7 @@ const (
 	ujTxHash
 	ujLogIndex
 	ujRemoved
+	ujBlock
 	ujRequired = ujAddress | ujTopics | ujData | ujTimestamp | ujTxHash | ujLogIndex
 )
 
@@ -191,7 +196,7 @@ func (p *uniswapParser) jsonLogFast(b []byte, l *uniLog) (skip, ok bool) {
 	if !ok || empty {
 		return false, false
 	}
-	var addr, data, ts, tx, li []byte
+	var addr, data, ts, tx, li, bn []byte
 	removed := false
 	topics := p.topics[:0]
 	seen := 0
@@ -220,6 +225,9 @@ func (p *uniswapParser) jsonLogFast(b []byte, l *uniLog) (skip, ok bool) {
 		case "logIndex":
 			bit = ujLogIndex
 			li, j, ok = strRaw(b, j)
+		case "blockNumber":
+			bit = ujBlock
+			bn, j, ok = strRaw(b, j)
 		case "removed":
 			bit = ujRemoved
 			switch {
@@ -267,6 +275,7 @@ func (p *uniswapParser) jsonLogFast(b []byte, l *uniLog) (skip, ok bool) {
 		return false, false
 	}
 	l.pool = pool
+	l.block, _ = hexUint(bn) // 0 when absent or not a quantity, as jsonLog
 	l.blockTsNs = int64(sec) * 1e9
 	l.logIndex = uint32(n)
 	l.topics = topics

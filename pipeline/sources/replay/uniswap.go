@@ -11,12 +11,15 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ethereum/go-ethereum/accounts/abi"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/holiman/uint256"
 
+	"github.com/marketintel/mi/operators"
+	"github.com/marketintel/mi/pipeline/sidetopic"
 	"github.com/marketintel/mi/pipeline/sources"
+	"github.com/marketintel/mi/pipeline/sources/venue/uniswap"
 	"github.com/marketintel/mi/pipeline/symbols"
-	"github.com/marketintel/mi/pipeline/uniswap"
 	"github.com/marketintel/mi/schemas"
 )
 
@@ -31,44 +34,27 @@ type Pool struct {
 	Token0, Token1 string
 	// Name is e.g. "USDC/WETH 0.05%".
 	Name string
+	// Fee (hundredths of a bip) and TickSpacing are the pool's immutables.
+	Fee         uint32
+	TickSpacing int32
 }
 
 // KnownPools are the pools whose logs Open decodes. Token decimals come from
 // the symbol registry.
 var KnownPools = []Pool{
-	{"0x88e6a0c2ddd26feeb64f039a2c41296fcb3f5640", "ethereum", "0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48", "0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2", "USDC/WETH 0.05%"},
-	{"0x8ad599c3a0ff1de082011efddc58f1908eb6e6d8", "ethereum", "0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48", "0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2", "USDC/WETH 0.3%"},
+	{"0x88e6a0c2ddd26feeb64f039a2c41296fcb3f5640", "ethereum", "0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48", "0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2", "USDC/WETH 0.05%", 500, 10},
+	{"0x8ad599c3a0ff1de082011efddc58f1908eb6e6d8", "ethereum", "0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48", "0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2", "USDC/WETH 0.3%", 3000, 60},
 }
 
-// Event signatures (topic0) of Uniswap v3 pool events.
-const (
-	topicSwap    = "0xc42079f94a6350d7e6235f29174924f928cc2ac818eb64fed8004e115fbcca67"
-	topicMint    = "0x7a53080ba414158be7ec69b987b5fb7d07dee101fe85488f0853ae16239d0bde"
-	topicBurn    = "0x0c396cd989a39f4459b5fa1aed6a9a8dcdbc45908acfd67e028cd568da98982c"
-	topicCollect = "0x70935338e69775456a85ddef226c395fb668b63fa0115f5f20610b388e6ca9c0"
+// Event signatures (topic0) of Uniswap v3 pool events, as lower-case hex.
+var (
+	topicSwap = uniswap.TopicSwap.Hex()
+	topicMint = uniswap.TopicMint.Hex()
+	topicBurn = uniswap.TopicBurn.Hex()
 )
 
-const swapABI = `[{"anonymous":false,"type":"event","name":"Swap","inputs":[
-{"indexed":true,"name":"sender","type":"address"},
-{"indexed":true,"name":"recipient","type":"address"},
-{"indexed":false,"name":"amount0","type":"int256"},
-{"indexed":false,"name":"amount1","type":"int256"},
-{"indexed":false,"name":"sqrtPriceX96","type":"uint160"},
-{"indexed":false,"name":"liquidity","type":"uint128"},
-{"indexed":false,"name":"tick","type":"int24"}]}]`
-
-var swapEvent abi.Event
-
-func init() {
-	a, err := abi.JSON(strings.NewReader(swapABI))
-	if err != nil {
-		panic("BUG: cannot parse the Swap ABI: " + err.Error())
-	}
-	swapEvent = a.Events["Swap"]
-	if swapEvent.ID.Hex() != topicSwap {
-		panic("BUG: Swap topic " + swapEvent.ID.Hex() + " != " + topicSwap)
-	}
-}
+// swapEvent decodes the data of a Swap log the fixed-width decoder refuses.
+var swapEvent = uniswap.PoolABI.Events["Swap"]
 
 // uniswapCSVColumns is the header of the demeter-fetch raw logs CSV.
 var uniswapCSVColumns = []string{"block_number", "block_timestamp", "transaction_hash", "transaction_index", "log_index", "topics", "data"}
@@ -119,8 +105,10 @@ func lookupPool(addr string) (Pool, bool) {
 	return Pool{}, false
 }
 
-// uniswapParser decodes Uniswap v3 pool logs. Swap events become trades;
-// Mint, Burn, Collect and any other event are skipped.
+// uniswapParser decodes Uniswap v3 pool logs. Swap events become a record
+// of mi.pool-events.v1 (the pool state after the swap) followed by a trade;
+// Mint and Burn events become records of mi.pool-events.v1; Collect and
+// any other event are skipped.
 type uniswapParser struct {
 	base
 	pool   string // pool of a raw-logs CSV; "" for eth_getLogs (per log)
@@ -160,6 +148,7 @@ func (p *uniswapParser) csvHeader(cols []string) error {
 // uniLog is one decoded pool log.
 type uniLog struct {
 	pool      string
+	block     uint64 // 0 when the row's block number is not a number
 	blockTsNs int64
 	txHash    string
 	logIndex  uint32
@@ -201,11 +190,15 @@ func (p *uniswapParser) parse(unit []byte, out []sources.Record) []sources.Recor
 	if len(l.topics) == 0 {
 		return append(out, reject(unit, "malformed log: no topics"))
 	}
-	if t0 := l.topics[0]; string(t0) != topicSwap && !strings.EqualFold(bstr(t0), topicSwap) {
-		p.skipped++ // Mint, Burn, Collect, Flash, ...
-		return out
+	t0 := l.topics[0]
+	switch {
+	case string(t0) == topicSwap || strings.EqualFold(bstr(t0), topicSwap):
+		return p.swap(unit, &l, out, fast)
+	case strings.EqualFold(bstr(t0), topicMint), strings.EqualFold(bstr(t0), topicBurn):
+		return p.position(unit, &l, out)
 	}
-	return p.swap(unit, &l, out, fast)
+	p.skipped++ // Collect, Flash, ...
+	return out
 }
 
 func (p *uniswapParser) csvLog(line []byte, l *uniLog) string {
@@ -219,6 +212,7 @@ func (p *uniswapParser) csvLog(line []byte, l *uniLog) string {
 		return "skip" // the header row
 	}
 	l.pool = p.pool
+	l.block, _ = strconv.ParseUint(get(0), 10, 64) // 0 if not a number: only the pool events carry it
 	ts, err := time.Parse("2006-01-02 15:04:05", get(1))
 	if err != nil {
 		return "bad timestamp: block_timestamp is not `YYYY-MM-DD hh:mm:ss`"
@@ -253,7 +247,7 @@ func (p *uniswapParser) csvLog(line []byte, l *uniLog) string {
 }
 
 func (p *uniswapParser) jsonLog(obj []byte, l *uniLog) string {
-	var addr, topics, data, ts, tx, li, removed []byte
+	var addr, topics, data, ts, tx, li, bn, removed []byte
 	err := eachField(obj, func(k, v []byte) bool {
 		switch string(k) {
 		case "address":
@@ -268,6 +262,8 @@ func (p *uniswapParser) jsonLog(obj []byte, l *uniLog) string {
 			tx, _, _ = jsonString(v, nil)
 		case "logIndex":
 			li, _, _ = jsonString(v, nil)
+		case "blockNumber":
+			bn, _, _ = jsonString(v, nil)
 		case "removed":
 			removed = v
 		}
@@ -293,6 +289,7 @@ func (p *uniswapParser) jsonLog(obj []byte, l *uniLog) string {
 		return "bad log index: logIndex is not a 32-bit hex quantity"
 	}
 	l.logIndex = uint32(n)
+	l.block, _ = hexUint(bn) // 0 if absent or not a quantity: only the pool events carry it
 	l.txHash = strings.ToLower(string(tx))
 	p.topics = p.topics[:0]
 	if eachElem(topics, func(v []byte) bool {
@@ -365,7 +362,8 @@ func (p *uniswapParser) swap(raw []byte, l *uniLog, out []sources.Record, fast b
 	var w uniswap.SwapWords
 	var buf [5 * 32]byte
 	fixed := !p.generalOnly && hexWord(buf[:], l.data) && uniswap.DecodeSwapData(buf[:], &w)
-	var a0, a1 *big.Int
+	var a0, a1, sqrtP, liq *big.Int
+	var tick int32
 	if !fixed {
 		data, ok := decodeHex(l.data)
 		if !ok {
@@ -381,8 +379,25 @@ func (p *uniswapParser) swap(raw []byte, l *uniLog, out []sources.Record, fast b
 		if !ok0 || !ok1 {
 			return append(out, reject(raw, "malformed swap: amounts are not integers"))
 		}
+		var ok2, ok3, ok4 bool
+		var t *big.Int
+		sqrtP, ok2 = vals[2].(*big.Int)
+		liq, ok3 = vals[3].(*big.Int)
+		t, ok4 = vals[4].(*big.Int)
+		if !ok2 || !ok3 || !ok4 {
+			panic("BUG: the Swap ABI unpacks to unexpected types")
+		}
+		tick = int32(t.Int64())
+	} else {
+		sqrtP, liq, tick = w.SqrtPriceX96.ToBig(), w.Liquidity.ToBig(), w.Tick
 	}
 	pt := p.poolTokens(pool)
+	// The pool's state after the swap, for the liquidity view; it comes
+	// before the trade, as the EVM connector yields it.
+	out = append(out, sidetopic.PoolEvents.Record((&operators.PoolEvent{
+		Meta: pt.meta, Kind: operators.PoolSwap, Block: l.block, LogIndex: l.logIndex, TimeNs: l.blockTsNs, TxHash: l.txHash,
+		SqrtPriceX96: sqrtP, Liquidity: liq, Tick: tick,
+	}).Proto()))
 	baseTok, quoteTok := pt.base, pt.quote
 	baseAmt, quoteAmt, baseW, quoteW := a1, a0, &w.Amount1, &w.Amount0
 	if pt.baseIs0 {
@@ -433,12 +448,44 @@ func (p *uniswapParser) swap(raw []byte, l *uniLog, out []sources.Record, fast b
 	return p.emit(out, raw, t, pt.sym)
 }
 
-// uniPoolTokens are a known pool's tokens as the trades need them.
+// position decodes a Mint or Burn log into a record of mi.pool-events.v1; a
+// malformed one is dead-lettered there.
+func (p *uniswapParser) position(raw []byte, l *uniLog, out []sources.Record) []sources.Record {
+	pool, ok := lookupPool(l.pool)
+	if !ok {
+		return append(out, sidetopic.PoolEvents.Reject(append([]byte(nil), raw...), "unknown pool: "+l.pool))
+	}
+	lg := types.Log{Topics: make([]common.Hash, len(l.topics))}
+	for i, t := range l.topics {
+		if !hexWord(lg.Topics[i][:], t) {
+			return append(out, sidetopic.PoolEvents.Reject(append([]byte(nil), raw...), "malformed log: topic is not a 32-byte word"))
+		}
+	}
+	data, ok := decodeHex(l.data)
+	if !ok {
+		return append(out, sidetopic.PoolEvents.Reject(append([]byte(nil), raw...), "malformed log: data is not hex"))
+	}
+	lg.Data = data
+	pos, err := uniswap.DecodePosition(&lg)
+	if err != nil {
+		return append(out, sidetopic.PoolEvents.Reject(append([]byte(nil), raw...), err.Error()))
+	}
+	ev := operators.PoolEvent{Meta: p.poolTokens(pool).meta, Kind: operators.PoolBurn, Block: l.block, LogIndex: l.logIndex, TimeNs: l.blockTsNs,
+		TxHash: l.txHash, TickLower: pos.TickLower, TickUpper: pos.TickUpper, Amount: pos.Amount}
+	if pos.Mint {
+		ev.Kind = operators.PoolMint
+	}
+	return append(out, sidetopic.PoolEvents.Record(ev.Proto()))
+}
+
+// uniPoolTokens are a known pool's tokens as the trades need them, and
+// its description as its pool events carry it.
 type uniPoolTokens struct {
 	address     string
 	base, quote symbols.Token
 	baseIs0     bool // token0 is the base
 	sym         symEntry
+	meta        *operators.PoolMeta
 }
 
 // poolTokens returns the tokens of a known pool, from the parser's cache of
@@ -461,6 +508,9 @@ func (p *uniswapParser) poolTokens(pool Pool) *uniPoolTokens {
 		panic("BUG: known pool " + pool.Address + " is not a token/USD-stablecoin pool")
 	}
 	pt.sym = symEntry{venueSymbol: pt.base.Ticker + "/" + pt.quote.Ticker, symbol: pt.base.Symbol, ok: true}
+	pt.meta = &operators.PoolMeta{Chain: pool.Chain, Address: pool.Address, Name: pool.Name, Fee: pool.Fee, TickSpacing: pool.TickSpacing,
+		Token0: pool.Token0, Token1: pool.Token1, Ticker0: t0.Ticker, Ticker1: t1.Ticker, Decimals0: t0.Decimals, Decimals1: t1.Decimals,
+		Symbol0: t0.Symbol, Symbol1: t1.Symbol, Resolved: true}
 	p.lastPool = pt
 	return &p.lastPool
 }

@@ -18,6 +18,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/marketintel/mi/internal/fixtures"
+	"github.com/marketintel/mi/pipeline/sidetopic"
 	"github.com/marketintel/mi/pipeline/sources"
 	"github.com/marketintel/mi/schemas"
 )
@@ -25,12 +26,20 @@ import (
 func TestUniswap(t *testing.T) {
 	csv := readAll(t, fixtures.Path(t, "defi/uniswapv3_ethereum_USDC-WETH-0.05pct_0x88e6_raw_logs_2024-01-05.csv"))
 	js := readAll(t, fixtures.Path(t, "defi/uniswapv3_ethereum_USDC-WETH-0.05pct_0x88e6_eth_getLogs_2024-01-05.DERIVED.json"))
-	// 6,046 swaps; 54 Mint + 69 Burn + 65 Collect skipped (+ the CSV header).
-	if len(csv.trades) != 6046 || len(csv.rejects) != 0 || csv.skipped != 189 {
-		t.Fatalf("raw CSV: %d trades, %d rejects, %d skipped", len(csv.trades), len(csv.rejects), csv.skipped)
+	// 6,046 swaps: a trade and a pool event each; 54 Mint + 69 Burn: a pool
+	// event each; 65 Collect skipped (+ the CSV header).
+	if len(csv.trades) != 6046 || len(csv.rejects) != 0 || len(csv.events) != 6046+54+69 || csv.skipped != 66 {
+		t.Fatalf("raw CSV: %d trades, %d rejects, %d pool events, %d skipped", len(csv.trades), len(csv.rejects), len(csv.events), csv.skipped)
 	}
-	if len(js.trades) != 6046 || len(js.rejects) != 0 || js.skipped != 188 {
-		t.Fatalf("eth_getLogs: %d trades, %d rejects, %d skipped", len(js.trades), len(js.rejects), js.skipped)
+	if len(js.trades) != 6046 || len(js.rejects) != 0 || len(js.events) != 6046+54+69 || js.skipped != 65 {
+		t.Fatalf("eth_getLogs: %d trades, %d rejects, %d pool events, %d skipped", len(js.trades), len(js.rejects), len(js.events), js.skipped)
+	}
+	for i := range csv.events {
+		a, b := csv.events[i].Side, js.events[i].Side
+		if a.Topic != sidetopic.PoolEvents.Name || string(a.Key) != "ethereum|0x88e6a0c2ddd26feeb64f039a2c41296fcb3f5640" ||
+			string(a.Key) != string(b.Key) || !bytes.Equal(a.Value, b.Value) {
+			t.Fatalf("pool event %d differs between the CSV and the JSON:\n%+v\n%+v", i, a, b)
+		}
 	}
 	for i := range csv.trades {
 		a, b := proto.Clone(csv.trades[i]).(*schemas.Trade), proto.Clone(js.trades[i]).(*schemas.Trade)
@@ -503,7 +512,7 @@ func scanDiff(scanner, reference *uniswapParser, u []byte) (taken bool, diff str
 	if reasonS != "" {
 		return true, ""
 	}
-	if ls.pool != lr.pool || ls.blockTsNs != lr.blockTsNs || ls.txHash != lr.txHash || ls.logIndex != lr.logIndex ||
+	if ls.pool != lr.pool || ls.block != lr.block || ls.blockTsNs != lr.blockTsNs || ls.txHash != lr.txHash || ls.logIndex != lr.logIndex ||
 		!bytes.Equal(ls.data, lr.data) || len(ls.topics) != len(lr.topics) {
 		return true, fmt.Sprintf("scanner %+v\nreference %+v", ls, lr)
 	}

@@ -1,4 +1,4 @@
-package evmdex
+package uniswap
 
 import (
 	"errors"
@@ -10,11 +10,9 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/holiman/uint256"
-
-	"github.com/marketintel/mi/pipeline/uniswap"
 )
 
-// Event signatures (topic0) of the Uniswap v3 pool events the connector reads.
+// Event signatures (topic0) of the Uniswap v3 pool events.
 var (
 	TopicSwap = common.HexToHash("0xc42079f94a6350d7e6235f29174924f928cc2ac818eb64fed8004e115fbcca67")
 	TopicMint = common.HexToHash("0x7a53080ba414158be7ec69b987b5fb7d07dee101fe85488f0853ae16239d0bde")
@@ -51,25 +49,14 @@ const poolABI = `[
 {"type":"function","name":"tickSpacing","stateMutability":"view","inputs":[],"outputs":[{"name":"","type":"int24"}]}
 ]`
 
-const erc20ABI = `[
-{"type":"function","name":"decimals","stateMutability":"view","inputs":[],"outputs":[{"name":"","type":"uint8"}]},
-{"type":"function","name":"symbol","stateMutability":"view","inputs":[],"outputs":[{"name":"","type":"string"}]}
-]`
-
-var (
-	// PoolABI is the subset of the Uniswap v3 pool ABI the connector uses.
-	PoolABI abi.ABI
-	// ERC20ABI is the subset of the ERC-20 ABI the connector uses.
-	ERC20ABI abi.ABI
-)
+// PoolABI is the subset of the Uniswap v3 pool ABI the connectors use: the
+// Swap, Mint and Burn events and the immutables.
+var PoolABI abi.ABI
 
 func init() {
 	var err error
 	if PoolABI, err = abi.JSON(strings.NewReader(poolABI)); err != nil {
 		panic("BUG: cannot parse the pool ABI: " + err.Error())
-	}
-	if ERC20ABI, err = abi.JSON(strings.NewReader(erc20ABI)); err != nil {
-		panic("BUG: cannot parse the ERC-20 ABI: " + err.Error())
 	}
 	for name, want := range map[string]common.Hash{"Swap": TopicSwap, "Mint": TopicMint, "Burn": TopicBurn} {
 		if PoolABI.Events[name].ID != want {
@@ -178,7 +165,7 @@ type SwapFixed struct {
 }
 
 // DecodeSwapFixed decodes a Swap log into s, reading the five 32-byte data
-// words directly instead of through the ABI's reflection (uniswap.DecodeSwapData).
+// words directly instead of through the ABI's reflection (DecodeSwapData).
 // TestDecodeSwapWordsMatchesABI and FuzzDecodeSwapWords hold it equal to
 // the ABI decoding, including its range checks (uint160, uint128, int24
 // words must be sign- or zero-extended).
@@ -186,8 +173,8 @@ func DecodeSwapFixed(l *types.Log, s *SwapFixed) error {
 	if len(l.Topics) != 3 || l.Topics[0] != TopicSwap {
 		return fmt.Errorf("%w: a swap has 3 topics starting with the Swap signature", ErrMalformed)
 	}
-	var w uniswap.SwapWords
-	if !uniswap.DecodeSwapData(l.Data, &w) {
+	var w SwapWords
+	if !DecodeSwapData(l.Data, &w) {
 		return fmt.Errorf("%w: cannot decode swap data", ErrMalformed)
 	}
 	s.Amount0, s.Amount1, s.SqrtPriceX96, s.Liquidity, s.Tick = w.Amount0, w.Amount1, w.SqrtPriceX96, w.Liquidity, w.Tick

@@ -1,5 +1,6 @@
-// Package uniswap decodes the data of Uniswap v3 pool Swap events in
-// fixed-width words, without the ABI's reflection and without allocating.
+// Package uniswap is the venue decoder of Uniswap v3 pools: the events of
+// the pool contract (Swap, Mint, Burn), decoded with the ABI and, for Swap,
+// in fixed-width words without the ABI's reflection and without allocating.
 // The EVM connector (pipeline/sources/evmdex) and the replay reader
 // (pipeline/sources/replay) both use it; it imports neither.
 package uniswap
