@@ -178,6 +178,14 @@ func Ingest(ctx context.Context, cfg IngestConfig, src sources.Source, resume Ch
 		return fmt.Errorf("cannot create Kafka producer for %s: %w", name, err)
 	}
 	defer cl.Close()
+	// A stop leaves no transaction open (see Process); the records it held
+	// are not counted in the checkpoint, so they are produced again.
+	defer func() {
+		actx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = cl.AbortBufferedRecords(actx)
+		_ = cl.EndTransaction(actx, kgo.TryAbort)
+	}()
 
 	stats.SetState(name, "running", nil)
 	var (

@@ -221,6 +221,17 @@ func Process(ctx context.Context, cfg ProcessConfig, stats *ProcessStats) error 
 			return fmt.Errorf("cannot initialize the operators' transactional producers: %w", err)
 		}
 	}
+	// A stop leaves no transaction open: an open one would hold back every
+	// read_committed reader of its partitions after a restart (the embedded
+	// broker keeps it across the restart, and the next run uses new ids)
+	// until the transaction timeout. What it held is processed again.
+	defer func() {
+		actx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = out.AbortBufferedRecords(actx)
+		_ = out.EndTransaction(actx, kgo.TryAbort)
+		_, _ = sess.End(actx, kgo.TryAbort)
+	}()
 	p.sess, p.out = sess, out
 	for {
 		// Polls block until records arrive; the bounded context lets an
