@@ -118,7 +118,8 @@ func cmdRun(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("mi run", flag.ContinueOnError)
 	dataDir := fs.String("data-dir", "./data", "data directory (embedded broker logs, ground truth)")
 	httpAddr := fs.String("http-addr", ":8080", "address of the HTTP API")
-	pay := addPaymentFlags(fs) // payments.go
+	pay := addPaymentFlags(fs)         // payments.go
+	devHooks := addDevWebhookFlags(fs) // alerts.go
 	duckMemory := fs.String("duckdb-memory", history.DefaultMemoryLimit, "DuckDB memory limit of the history routes (candles, datasets, query, backtest, track record), e.g. 512MB or 2GB; a hard bound (no spilling): the backtest scores symbols in batches sized to it, so more memory only makes long backtests faster")
 	var srcs stringList
 	fs.Var(&srcs, "source", `trade source, repeatable: "sim[:seed=N,start=RFC3339,duration=D,rate=X,events=X,speed=max]" or "replay:PATH[,PATH...]" (default: the live sources of --sources-config)`)
@@ -187,12 +188,16 @@ func cmdRun(ctx context.Context, args []string) error {
 	stats := pipeline.NewStats()
 	proc := &pipeline.ProcessStats{}
 	progress := newProgress(os.Stderr, log)
+	safety, hookTLS, err := devHooks.config(pay, log)
+	if err != nil {
+		return err
+	}
 	store, paywall, err := pay.build(ctx, *dataDir, log) // payments.go
 	if err != nil {
 		return err
 	}
 	defer store.Close()
-	alertsD, err := openAlerts(ctx, store.DB(), store.Dialect(), *dataDir, log) // see cmd/mi/alerts.go
+	alertsD, err := openAlerts(ctx, store.DB(), store.Dialect(), *dataDir, safety, hookTLS, log) // see cmd/mi/alerts.go
 	if err != nil {
 		return err
 	}
