@@ -46,7 +46,9 @@ func TestSignalChangeLogIsReproducible(t *testing.T) {
 		waitDone(t, h.brokers, 3*time.Minute)
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		read := func(topic string) [][]byte { return slices.CompactFunc(sortedValues(readAll(ctx, h.brokers, topic)), bytes.Equal) }
+		read := func(topic string) [][]byte {
+			return slices.CompactFunc(sortedValues(readAll(ctx, h.brokers, topic)), bytes.Equal)
+		}
 		return outputs{
 			changes: read(schemas.TopicSignalChanges),
 			events:  read(schemas.TopicEvents),
