@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/twmb/franz-go/pkg/kfake"
 )
@@ -79,7 +80,13 @@ func (k kfakeLogger) Logf(level kfake.LogLevel, msg string, args ...any) {
 		k.l.Error("kafka broker: " + fmt.Sprintf(msg, args...))
 	case kfake.LogLevelWarn:
 		// kfake warns about ordinary events (a slow EndTxn on a busy
-		// machine, a client disconnect); keep them for debugging only.
+		// machine, a client disconnect); keep them for debugging only. A
+		// write to its logs that failed is no ordinary event: the clients
+		// only see UNKNOWN_SERVER_ERROR, so say what the disk said.
+		if strings.HasPrefix(msg, "persist") {
+			k.l.Error("kafka broker cannot write its log: " + fmt.Sprintf(msg, args...))
+			return
+		}
 		k.l.Debug("kafka broker: " + fmt.Sprintf(msg, args...))
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/marketintel/mi/internal/datadir"
 	"github.com/marketintel/mi/operators"
 	"github.com/marketintel/mi/pipeline"
 	"github.com/marketintel/mi/pipeline/sidetopic"
@@ -114,7 +115,7 @@ func newLogger(format string) (*slog.Logger, error) {
 	return nil, fmt.Errorf("cannot use --log-format %q: accepted values are text, json", format)
 }
 
-func cmdRun(ctx context.Context, args []string) error {
+func cmdRun(ctx context.Context, args []string) (err error) {
 	fs := flag.NewFlagSet("mi run", flag.ContinueOnError)
 	dataDir := fs.String("data-dir", "./data", "data directory (embedded broker logs, ground truth)")
 	httpAddr := fs.String("http-addr", ":8080", "address of the HTTP API")
@@ -144,6 +145,17 @@ func cmdRun(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	// Say up front when the data directory cannot be written, and name the
+	// directory and the cause of any later failure that comes from it (a
+	// full disk shows up as the broker's UNKNOWN_SERVER_ERROR otherwise).
+	if err := datadir.Check(*dataDir); err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil && !errors.Is(err, context.Canceled) {
+			err = datadir.Diagnose(*dataDir, err)
+		}
+	}()
 	sp, err := parseSpeed(*speed)
 	if err != nil {
 		return err

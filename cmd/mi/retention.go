@@ -13,6 +13,7 @@ import (
 	_ "github.com/duckdb/duckdb-go/v2"
 
 	"github.com/marketintel/mi/datasets"
+	"github.com/marketintel/mi/internal/datadir"
 )
 
 // cmdRetention is "mi retention": apply the candle retention policy once.
@@ -41,7 +42,7 @@ func cmdRetention(ctx context.Context, args []string) error {
 	defer db.Close()
 	res, err := datasets.Retain(ctx, db, *dataDir, now)
 	if err != nil {
-		return err
+		return datadir.Diagnose(*dataDir, err)
 	}
 	fmt.Fprintf(os.Stderr, "retention as of %s: %d day files rolled up, %d finer day files deleted\n", now.Format(datasets.DateFormat), res.RolledUp, res.Deleted)
 	for _, d := range res.Done {
