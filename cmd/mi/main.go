@@ -42,6 +42,7 @@ Usage:
   mi export --from DATE --to DATE --dest DIR [--symbols LIST]  copy complete day files
   mi sql [--csv] "SELECT ..."   DuckDB over the day files (views candles, signals, trades, signal_changes)
   mi retention [--now DATE]     roll candle day files up (1m 7 days, 5m 30, 15m 180, then 1h)
+  mi symbols [NAME ...]         covered symbols: canonical name, aliases, asset class, venues
 
   mi credits grant|balance  operator credits: new API key with credit, key balance
   mi version              print the version
@@ -70,6 +71,8 @@ func main() {
 		err = cmdSQL(ctx, os.Args[2:])
 	case "retention":
 		err = cmdRetention(ctx, os.Args[2:])
+	case "symbols":
+		err = cmdSymbols(os.Args[2:], os.Stdout)
 
 	case "credits":
 		err = cmdCredits(ctx, os.Args[2:])
