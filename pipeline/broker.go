@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -8,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/twmb/franz-go/pkg/kfake"
 )
@@ -55,7 +57,10 @@ func StartEmbedded(listen, dataDir string, logger *slog.Logger) (*Embedded, erro
 	}
 	c, err := kfake.NewCluster(opts...)
 	if err != nil {
-		return nil, fmt.Errorf("cannot start embedded Kafka broker on %s: %w", listen, err)
+		if errors.Is(err, syscall.EADDRINUSE) {
+			return nil, fmt.Errorf("cannot start the embedded Kafka broker on %s: the address is already in use (another mi, or a Kafka broker); choose another with --kafka-listen ADDR (make run KAFKA_ADDR=ADDR), or use that broker with --kafka-brokers: %w", listen, err)
+		}
+		return nil, fmt.Errorf("cannot start the embedded Kafka broker on %s (--kafka-listen, make KAFKA_ADDR=ADDR): %w", listen, err)
 	}
 	addrs := c.ListenAddrs()
 	if len(addrs) == 0 {

@@ -248,6 +248,7 @@ func Ingest(ctx context.Context, cfg IngestConfig, src sources.Source, resume Ch
 		return nil
 	}
 	nameBytes := []byte(name)
+	caughtUp := false
 	var anchorEvent int64
 	var anchorWall time.Time
 	for {
@@ -283,6 +284,13 @@ func Ingest(ctx context.Context, cfg IngestConfig, src sources.Source, resume Ch
 			}
 			stats.SetState(name, "failed", err)
 			return fmt.Errorf("cannot read source %s: %w", name, err)
+		}
+		if t := rec.Trade; t != nil && !cfg.Live && !caughtUp && t.EventTimeNs >= time.Now().Add(-time.Second).UnixNano() {
+			// A replay or simulation whose event time reached the wall
+			// clock: say so once (a live simulation does after catching up
+			// its hour of history; from here it trades in real time).
+			caughtUp = true
+			log.Info("source caught up with real time", "source", name, "records", committed+int64(pending), "event_time", time.Unix(0, t.EventTimeNs).UTC())
 		}
 		if t := rec.Trade; t != nil && (cfg.Realtime || cfg.Speed > 0) {
 			var wait time.Duration

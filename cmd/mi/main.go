@@ -8,6 +8,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -47,47 +48,79 @@ Usage:
   mi credits grant|balance  operator credits: new API key with credit, key balance
   mi version              print the version
 
-Run "mi run -h" or "mi bench pipeline -h" for flags.
+Run "mi <command> -h" for a command's flags.
 `
 
 func main() {
-	if len(os.Args) < 2 {
-		fmt.Fprint(os.Stderr, usage)
-		os.Exit(2)
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	var err error
-	switch os.Args[1] {
-	case "run":
-		err = cmdRun(ctx, os.Args[2:])
-	case "bench":
-		err = cmdBench(ctx, os.Args[2:])
-	case "backfill":
-		err = cmdBackfill(ctx, os.Args[2:])
-	case "export":
-		err = cmdExport(ctx, os.Args[2:])
-	case "sql":
-		err = cmdSQL(ctx, os.Args[2:])
-	case "retention":
-		err = cmdRetention(ctx, os.Args[2:])
-	case "symbols":
-		err = cmdSymbols(os.Args[2:], os.Stdout)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
 
+// isHelp reports whether args ask a command with subcommands for help.
+func isHelp(args []string) bool {
+	return len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help")
+}
+
+// run runs one mi command and returns the process exit code: 0, 1 when the
+// command failed, 2 for an unknown command. Asking any command for help
+// (-h, --help) prints its usage and returns 0.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) < 1 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	var err error
+	switch args[0] {
+	case "run":
+		err = cmdRun(ctx, args[1:])
+	case "bench":
+		err = cmdBench(ctx, args[1:])
+	case "backfill":
+		err = cmdBackfill(ctx, args[1:])
+	case "export":
+		err = cmdExport(ctx, args[1:])
+	case "sql":
+		err = cmdSQL(ctx, args[1:])
+	case "retention":
+		err = cmdRetention(ctx, args[1:])
+	case "symbols":
+		err = cmdSymbols(args[1:], stdout)
 	case "credits":
-		err = cmdCredits(ctx, os.Args[2:])
+		if isHelp(args[1:]) {
+			fmt.Fprintln(stdout, creditsUsage)
+			return 0
+		}
+		err = cmdCredits(ctx, args[1:])
 	case "version", "--version", "-v":
-		fmt.Printf("mi %s (%s %s/%s)\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
-	case "help", "-h", "--help":
-		fmt.Print(usage)
+		fmt.Fprintf(stdout, "mi %s (%s %s/%s)\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(stdout, usage)
 	default:
-		fmt.Fprintf(os.Stderr, "mi: unknown command %q\n\n%s", os.Args[1], usage)
-		os.Exit(2)
+		fmt.Fprintf(stderr, "mi: unknown command %q\n\n%s", args[0], usage)
+		return 2
 	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "mi:", err)
-		os.Exit(1)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		return 0 // the flag set printed the usage
+	case err != nil:
+		fmt.Fprintln(stderr, "mi:", err)
+		return 1
 	}
+	return 0
+}
+
+// listenError names the flag (and the make variable) that moves a listener
+// when its address cannot be bound, e.g. because another process uses it.
+func listenError(err error, addr, flagName, makeVar string) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return fmt.Errorf("cannot listen on %s: the address is already in use (another mi or another program); choose another with %s ADDR (make run %s=ADDR): %w", addr, flagName, makeVar, err)
+	}
+	return fmt.Errorf("cannot listen on %s (%s, make %s=ADDR): %w", addr, flagName, makeVar, err)
 }
 
 // stringList is a repeatable flag.
@@ -248,7 +281,7 @@ func cmdRun(ctx context.Context, args []string) (err error) {
 	}()
 	go func() {
 		log.Info("HTTP API listening", "addr", *httpAddr)
-		errc <- srv.Listen(*httpAddr)
+		errc <- listenError(srv.Listen(*httpAddr), *httpAddr, "--http-addr", "HTTP_ADDR")
 	}()
 	select {
 	case err = <-errc:
@@ -266,12 +299,20 @@ func cmdRun(ctx context.Context, args []string) (err error) {
 	return nil
 }
 
+const benchUsage = `usage: mi bench pipeline [flags]   end-to-end throughput through the embedded broker
+       mi bench serve [flags]      the API over synthetic symbols, for wrk
+("mi bench pipeline -h", "mi bench serve -h" list the flags)`
+
 func cmdBench(ctx context.Context, args []string) error {
 	if len(args) > 0 && args[0] == "serve" {
 		return cmdBenchServe(ctx, args[1:]) // benchserve.go
 	}
+	if isHelp(args) {
+		fmt.Fprintln(os.Stderr, benchUsage)
+		return flag.ErrHelp
+	}
 	if len(args) == 0 || args[0] != "pipeline" {
-		return errors.New(`usage: mi bench pipeline|serve [flags]`)
+		return errors.New(benchUsage)
 	}
 	fs := flag.NewFlagSet("mi bench pipeline", flag.ContinueOnError)
 	trades := fs.Int("trades", 2_000_000, "trades to push through the pipeline")
