@@ -164,6 +164,23 @@ func runPacing(t *testing.T, capture string, p pacing) replayOutputs {
 	waitDone(t, brokers, 3*time.Minute)
 	waitGroup(t, brokers, pipeline.ParquetGroup, 2*time.Minute,
 		schemas.TopicCandles, schemas.TopicSignalMinutes, schemas.TopicTrades, schemas.TopicSignalChanges)
+	out := collectAll(t, brokers)
+	mp.stop(t)
+	if code := mp.cmd.ProcessState.ExitCode(); code != 0 {
+		t.Errorf("%s: mi exited with %d after SIGTERM", p.name, code)
+	}
+	out.parquet = readHistory(t, dir)
+	t.Logf("%s: %d candles, %d minute documents, %d documents, %d signal changes, %d events, %d Parquet signal rows in %s",
+		p.name, len(out.candles), len(out.minutes), len(out.docs), len(out.changes), len(out.events), len(out.parquet["signals"]), time.Since(start).Round(time.Millisecond))
+	return out
+}
+
+// collectAll reads every output topic of a finished run (each distinct
+// record once, sorted): candles, documents (all, as the broker still has
+// them), dead letters, minute-close documents, signal changes, alert
+// events, and the latest document per key, which compaction keeps.
+func collectAll(t *testing.T, brokers []string) replayOutputs {
+	t.Helper()
 	var out replayOutputs
 	out.runOutputs = collect(t, brokers)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -190,13 +207,6 @@ func runPacing(t *testing.T, capture string, p pacing) replayOutputs {
 		out.latest = append(out.latest, v)
 	}
 	sortBytes(out.latest)
-	mp.stop(t)
-	if code := mp.cmd.ProcessState.ExitCode(); code != 0 {
-		t.Errorf("%s: mi exited with %d after SIGTERM", p.name, code)
-	}
-	out.parquet = readHistory(t, dir)
-	t.Logf("%s: %d candles, %d minute documents, %d documents, %d signal changes, %d events, %d Parquet signal rows in %s",
-		p.name, len(out.candles), len(out.minutes), len(out.docs), len(out.changes), len(out.events), len(out.parquet["signals"]), time.Since(start).Round(time.Millisecond))
 	return out
 }
 
