@@ -226,7 +226,10 @@ func (a *AlertDetector) decision(d *schemas.IntelligenceDocument, out []AlertEve
 		st.Pending = nil
 	}
 	st.Hour = hour
-	st.Pending = &DecisionChangeData{
+	if st.Pending == nil {
+		st.Pending = new(DecisionChangeData) // reused for every document of the hour
+	}
+	*st.Pending = DecisionChangeData{
 		Hour: time.Unix(0, hour).UTC(), Signal: d.Signal, SignalStrength: d.SignalStrength,
 		ConfidenceScore: d.ConfidenceScore, MomentumScore: d.MomentumScore, BuyPressure: d.BuyPressure,
 		Price: d.Price, DocumentID: d.Id,
