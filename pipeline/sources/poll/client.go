@@ -51,7 +51,7 @@ type Options struct {
 	// Clock tells Retry-After and Response.Fetched times; nil: system.
 	Clock clock.Clock
 	// Hosts are the rate limits to share; nil: the process's (Shared),
-	// configured from the HTTPConfig given to NewClient.
+	// to which NewClient applies the HTTPConfig's limits (Hosts.Configure).
 	Hosts *Hosts
 	// Transport replaces http.DefaultTransport.
 	Transport http.RoundTripper

@@ -42,27 +42,28 @@ func Shared() *Hosts { return shared }
 // NewHosts returns limits on c (nil: the system clock) configured by cfg's
 // DefaultLimit and Hosts.
 func NewHosts(c clock.Clock, cfg sources.HTTPConfig) *Hosts {
-	h := &Hosts{clk: clock.Or(c), b: map[string]*bucket{}}
+	h := &Hosts{clk: clock.Or(c), def: DefaultLimit, cfg: map[string]sources.Limit{}, b: map[string]*bucket{}}
 	h.Configure(cfg)
 	return h
 }
 
-// Configure sets the limits from cfg. Buckets whose limit is unchanged keep
-// their state, so configuring the same limits again changes nothing.
+// Configure applies cfg's limits: each key of cfg.Hosts is set (replacing
+// that key's limit), and cfg.DefaultLimit replaces the default when set.
+// Keys cfg does not name keep their limits, so a client built with a
+// partial configuration cannot loosen the process's. Buckets whose limit is
+// unchanged keep their state.
 func (h *Hosts) Configure(cfg sources.HTTPConfig) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.def = DefaultLimit
 	if cfg.DefaultLimit != nil {
 		h.def = *cfg.DefaultLimit
 	}
-	h.cfg = map[string]sources.Limit{}
 	for k, l := range cfg.Hosts {
 		h.cfg[strings.ToLower(strings.TrimSuffix(k, "."))] = l
 	}
 	for k, b := range h.b {
-		if b.limit != h.limitOf(k) {
-			delete(h.b, k)
+		if b.limit != h.limitOf(k) || h.key(k) != k {
+			delete(h.b, k) // a new limit, or a host now under a new key
 		}
 	}
 }

@@ -39,8 +39,15 @@ func TestHostKeys(t *testing.T) {
 	if h.bucket("data.sec.gov") != b {
 		t.Fatal("reconfiguring the same limit replaced the bucket")
 	}
+	// A partial configuration changes what it names and nothing else.
 	h.Configure(sources.HTTPConfig{Hosts: map[string]sources.Limit{"sec.gov": {Rate: 5}}})
-	if h.bucket("data.sec.gov") == b || h.Limit("x.example").Rate != DefaultLimit.Rate {
-		t.Fatal("a new limit did not replace the bucket, or the default did not return")
+	if h.bucket("data.sec.gov") == b || h.Limit("data.sec.gov").Rate != 5 || h.Limit("x.example").Rate != 3 || h.Limit("efts.sec.gov").Rate != 2 {
+		t.Fatal("a partial configuration did not replace the one limit it names, or changed others")
+	}
+	// A new key takes its subdomains from the default buckets.
+	h.Limit("api.example.org")
+	h.Configure(sources.HTTPConfig{Hosts: map[string]sources.Limit{"example.org": {Rate: 7}}})
+	if h.Limit("api.example.org").Rate != 7 {
+		t.Fatal("a host kept its default bucket after a key came to cover it")
 	}
 }
