@@ -11,7 +11,7 @@ import (
 	"os"
 
 	"github.com/marketintel/mi/internal/datadir"
-	"github.com/marketintel/mi/query/ledger"
+	"github.com/marketintel/mi/query/paywall/ledger"
 )
 
 const creditsUsage = `usage:
