@@ -1,7 +1,8 @@
 // Package query is the HTTP query tier: it assembles the rooms of the API
 // (market: the live routes; history: the Parquet history; subscriptions:
-// the alerts; paywall: the payments and credit packs; mcp: the tool
-// server; openapi: the interface description) into one route table, mounts
+// the alerts; paywall: the payments, credit packs and card checkout; mcp:
+// the tool server; openapi: the interface description; pages: the pages
+// for browsers) into one route table, mounts
 // it on a Fiber app with the paywall around the priced operations, and
 // serves the routes derived from the table and the operational ones:
 // /pricing, /transparency, the x402 resource manifest, security.txt,
@@ -29,9 +30,12 @@ import (
 	"github.com/marketintel/mi/query/market"
 	"github.com/marketintel/mi/query/mcp"
 	"github.com/marketintel/mi/query/openapi"
+	"github.com/marketintel/mi/query/pages"
 	"github.com/marketintel/mi/query/paywall"
+	"github.com/marketintel/mi/query/paywall/checkout"
 	"github.com/marketintel/mi/query/paywall/ledger"
 	"github.com/marketintel/mi/query/subscriptions"
+	"github.com/marketintel/mi/query/web"
 	"github.com/marketintel/mi/sinks/alerts"
 	"github.com/marketintel/mi/sinks/views"
 )
@@ -75,6 +79,10 @@ type Deps struct {
 	// Token reads token flows and risk reports from the chains
 	// (pipeline/sources/token, docs/token.md). Nil answers those routes 503.
 	Token *token.Reader
+
+	// Checkout sells the credit packs by card (docs/checkout.md); nil
+	// answers its routes 404 (card checkout off).
+	Checkout *checkout.Checkout
 }
 
 // Paywall is the slot the payments room fills (api.Paywall).
@@ -146,6 +154,18 @@ func (s *Server) table() []api.Operation {
 	ops = append(ops, subscriptions.New(s.d.Alerts).Operations()...)
 	ops = append(ops, paywall.NewCredits(s.d.Ledger, s.d.Now, s.d.Logger).Operations()...)
 	ops = append(ops, tokenroutes.New(s.d.Token).Operations()...)
+	card := s.d.Checkout
+	if card == nil {
+		card = checkout.Off()
+	}
+	ops = append(ops, card.Operations()...)
+	// The pages: HTML representations of free JSON routes, the home page
+	// and the assets (docs/pages.md).
+	pg := pages.New(pages.Config{Table: func() []api.Operation { return s.ops }, CardCheckout: card.Enabled(),
+		Now: s.d.Now, Logger: s.d.Logger})
+	ops = pg.Represent(ops)
+	ops = append(ops, pg.Operations()...)
+	ops = append(ops, web.AssetsOperation())
 	s.mcp = mcp.New(mcp.Config{Ops: slices.Clone(ops), Paywall: s.d.Paywall, Quote: paywall.Responses()[0],
 		Now: s.d.Now, Version: s.d.Version, Logger: s.d.Logger})
 	ops = append(ops, s.mcp.Operation())

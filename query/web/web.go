@@ -169,6 +169,8 @@ var Funcs = template.FuncMap{
 	"age":      Age,
 	"ageMs":    AgeMillis,
 	"datetime": DateTime,
+	"inc":      func(i int) int { return i + 1 },
+	"deref":    func(f *float64) float64 { return *f },
 }
 
 // USD formats micro-USD as decimal USD without trailing zeros ("0.005").

@@ -35,7 +35,7 @@ const (
 )
 
 var (
-	packParam = api.Enum{Name: "pack", In: api.InPath, Values: paywall.PackNames(),
+	packParam = api.Enum{Name: "pack", In: api.InPath, Required: true, Values: paywall.PackNames(),
 		Desc: "Credit pack in USD: 5 (credit 5 USD), 20 (credit 22 USD) or 50 (credit 60 USD)."}
 	topUpKeyParam = api.Header{Name: paywall.HeaderAPIKey, Desc: "API key to top up; absent buys a new key, shown once after payment."}
 	sessionParam  = api.Text{Name: "sessionId", In: api.InPath, Desc: "The sessionId the checkout answered (Stripe's cs_… id).",
