@@ -157,6 +157,7 @@ func cmdRun(ctx context.Context, args []string) (err error) {
 	dataDir := fs.String("data-dir", "./data", "data directory (embedded broker logs, ground truth)")
 	httpAddr := fs.String("http-addr", ":8080", "address of the HTTP API")
 	pay := addPaymentFlags(fs)         // payments.go
+	card := addCheckoutFlags(fs)       // checkout.go
 	devHooks := addDevWebhookFlags(fs) // alerts.go
 	duckMemory := fs.String("duckdb-memory", history.DefaultMemoryLimit, "DuckDB memory limit of the history routes (candles, datasets, query, backtest, track record), e.g. 512MB or 2GB; a hard bound (no spilling): the backtest scores symbols in batches sized to it, so more memory only makes long backtests faster")
 	var srcs stringList
@@ -249,6 +250,10 @@ func cmdRun(ctx context.Context, args []string) (err error) {
 		return err
 	}
 	defer store.Close()
+	cardCheckout, err := card.build(store, pay.publicURL, log) // checkout.go
+	if err != nil {
+		return err
+	}
 	alertsD, err := openAlerts(ctx, store.DB(), store.Dialect(), *dataDir, safety, hookTLS, log) // see cmd/mi/alerts.go
 	if err != nil {
 		return err
@@ -268,7 +273,8 @@ func cmdRun(ctx context.Context, args []string) (err error) {
 		return err
 	}
 	defer closeChains()
-	srv := query.New(query.Deps{Views: v, Stats: stats, Version: version, Logger: log, Paywall: paywall, Ledger: store, Liquidity: lv, Alerts: alertsD, History: hs, Token: tokens})
+	srv := query.New(query.Deps{Views: v, Stats: stats, Version: version, Logger: log, Paywall: paywall, Ledger: store, Liquidity: lv, Alerts: alertsD, History: hs, Token: tokens,
+		Checkout: cardCheckout})
 	var live []sources.Source
 	if rl == nil || slices.Contains(rl, "ingest") {
 		if live, err = liveSources(srcs, *sourcesConfig, stats, log); err != nil {
