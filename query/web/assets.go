@@ -29,6 +29,7 @@ var assetFS embed.FS
 var assetFiles = map[string]string{
 	"site.css":     "assets/site.css",
 	"site.js":      "assets/site.js",
+	"favicon.svg":  "assets/favicon.svg",
 	"uplot.min.js": "assets/vendor/uplot/uPlot.iife.min.js",
 	"uplot.css":    "assets/vendor/uplot/uPlot.min.css",
 }
