@@ -107,6 +107,9 @@ const pages = {
 
 const browser = await chromium.launch({ executablePath, args: ["--no-sandbox", "--disable-dev-shm-usage"] });
 const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+// The machine running the tests may be busy (2 cores, make test runs packages in parallel).
+context.setDefaultTimeout(90_000);
+context.setDefaultNavigationTimeout(90_000);
 await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin });
 const report = { pages: [], checkout: {} };
 

@@ -142,6 +142,7 @@ func (k *Checkout) Operations() []api.Operation {
 				api.JSON(fiber.StatusBadRequest, "Unsigned, wrongly signed (invalid_signature), older than 5 minutes (stale_event) or not an event (invalid_event): nothing done.", errorSchema),
 				api.JSON(fiber.StatusNotFound, "No webhook signing secret is configured (webhook_unavailable), or card checkout is off.", errorSchema),
 				api.JSON(fiber.StatusConflict, "A payment that does not match its pack (payment_mismatch): nothing granted; Stripe retries.", errorSchema),
+				api.JSON(fiber.StatusRequestEntityTooLarge, "A body over 1 MiB (invalid_event): nothing done.", errorSchema),
 			},
 			NoTool:  "Stripe's server calls it",
 			Handler: k.handleWebhook,
