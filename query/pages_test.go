@@ -2,12 +2,17 @@ package query
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/marketintel/mi/pipeline/sources"
+	"github.com/marketintel/mi/pipeline/sources/clock"
 	"github.com/marketintel/mi/query/web"
+	"github.com/marketintel/mi/sinks/views"
 )
 
 // browserAccept is what Chromium sends when it navigates to a page.
@@ -60,5 +65,46 @@ func TestPagesShareTheirPaths(t *testing.T) {
 	if err := json.NewDecoder(r.Body).Decode(&e); err != nil || r.StatusCode != http.StatusNotFound || e.Error != "checkout_unavailable" ||
 		!strings.Contains(e.Message, "x402") {
 		t.Fatalf("checkout off: %d %+v %v", r.StatusCode, e, err)
+	}
+}
+
+// TestStatusFeeds: /status lists the freshness of the chain readers and
+// polled sources as "feeds", and the status page shows them as a table
+// with their ages and states.
+func TestStatusFeeds(t *testing.T) {
+	clk := clock.NewFake(testNow)
+	reg := sources.NewRegistry(nil, clk)
+	ok := reg.Register("chain:base", "chain", "https://base.example/rpc")
+	ok.Attempt()
+	ok.Success(testNow.Add(-12 * time.Second))
+	bad := reg.Register("rates:treasury-par", "rates", "https://home.treasury.gov/x")
+	bad.Attempt()
+	bad.Failure(errors.New("dial tcp: connection refused"))
+	clk.Advance(90 * time.Second)
+	s := New(Deps{Views: views.New(), Now: func() time.Time { return testNow.Add(90 * time.Second) }, Feeds: reg.Snapshot})
+	_, _, body := get(t, s, "/status", "")
+	var st struct {
+		Feeds []struct {
+			Name, State         string
+			Stale               bool
+			AgeMs, DataAgeMs    *int64
+			ConsecutiveFailures int
+			LastError           *string
+		}
+	}
+	if err := json.Unmarshal(body, &st); err != nil {
+		t.Fatal(err)
+	}
+	f := st.Feeds
+	if len(f) != 2 || f[0].Name != "chain:base" || f[0].State != "ok" || f[0].AgeMs == nil || *f[0].AgeMs != 90_000 ||
+		*f[0].DataAgeMs != 102_000 || f[1].State != "failing" || !f[1].Stale || f[1].ConsecutiveFailures != 1 ||
+		f[1].LastError == nil || f[1].AgeMs != nil {
+		t.Fatalf("feeds %s", body)
+	}
+	_, _, page := get(t, s, "/status", browserAccept)
+	for _, want := range []string{`data-table="feeds"`, `data-row="chain:base"`, `data-row="rates:treasury-par"`, "1 min", "failing"} {
+		if !strings.Contains(string(page), want) {
+			t.Fatalf("status page without %q", want)
+		}
 	}
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/gofiber/fiber/v3"
 	"github.com/gofiber/fiber/v3/middleware/recover"
 
+	"github.com/marketintel/mi/pipeline/sources"
 	"github.com/marketintel/mi/pipeline/stats"
 	"github.com/marketintel/mi/query/api"
 	"github.com/marketintel/mi/query/history"
@@ -79,6 +80,11 @@ type Deps struct {
 	// Token reads token flows and risk reports from the chains
 	// (pipeline/sources/token, docs/token.md). Nil answers those routes 503.
 	Token *token.Reader
+
+	// Feeds returns the freshness of the polled sources and chain readers
+	// of this process (a pipeline/sources Registry's Snapshot), listed by
+	// /status as "feeds"; nil lists none.
+	Feeds func() []sources.Freshness
 
 	// Checkout sells the credit packs by card (docs/checkout.md); nil
 	// answers its routes 404 (card checkout off).

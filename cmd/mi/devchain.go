@@ -31,7 +31,7 @@ func (devDeploy) Fatalf(f string, args ...any) { panic(devFailure{fmt.Sprintf(f,
 // (internal/tokentest: Uniswap v2, the test tokens and their pools, real
 // trades through the router), and returns a token reader serving it as
 // the chain "base" (docs/token.md, "The demo's chain"). stop ends it.
-func startDevChain(addr string, log *slog.Logger) (r *token.Reader, stop func(), err error) {
+func startDevChain(addr string, feeds *sources.Registry, log *slog.Logger) (r *token.Reader, stop func(), err error) {
 	c, err := chaintest.Start(chaintest.StartOptions{Seed: DevChainSeed, Addr: addr})
 	if err != nil {
 		return nil, nil, fmt.Errorf("cannot start the dev chain: %w", err)
@@ -47,7 +47,7 @@ func startDevChain(addr string, log *slog.Logger) (r *token.Reader, stop func(),
 		}
 	}()
 	s := tokentest.Deploy(devDeploy{}, c)
-	set, err := chain.Open([]sources.ChainConfig{{Chain: "base", RPC: c.URL, ChainID: chaintest.ChainID}}, chain.Options{})
+	set, err := chain.Open([]sources.ChainConfig{{Chain: "base", RPC: c.URL, ChainID: chaintest.ChainID}}, chain.Options{Registry: feeds})
 	if err != nil {
 		c.Close()
 		return nil, nil, err

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/marketintel/mi/pipeline/sources"
 	"github.com/marketintel/mi/pipeline/sources/token/assess"
 )
 
@@ -26,7 +27,8 @@ func TestDevChain(t *testing.T) {
 	ctx := context.Background()
 	var first []string
 	for run := range 2 {
-		r, stop, err := startDevChain("127.0.0.1:0", log)
+		feeds := sources.NewRegistry(log, nil)
+		r, stop, err := startDevChain("127.0.0.1:0", feeds, log)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -40,6 +42,10 @@ func TestDevChain(t *testing.T) {
 		stop()
 		if err != nil {
 			t.Fatal(err)
+		}
+		// The chain's freshness reaches the registry /status lists.
+		if fs := feeds.Snapshot(); len(fs) != 1 || fs[0].Name != "chain:base" || fs[0].State != "ok" || fs[0].LastSuccess.IsZero() {
+			t.Fatalf("run %d: feeds %+v", run, fs)
 		}
 		if rep.Verdict != assess.LowRisk || hp.Verdict != assess.HighRisk || rep.Symbol != "PLAIN" || hp.Symbol != "HONEY" {
 			t.Fatalf("run %d: plain %s %s, honeypot %s %s", run, rep.Symbol, rep.Verdict, hp.Symbol, hp.Verdict)

@@ -263,18 +263,20 @@ func cmdRun(ctx context.Context, args []string) (err error) {
 		return err
 	}
 	defer hs.Close()
-	lv := views.NewLiquidity()                                       // follows mi.pool-events.v1 (SideViews below)
-	_, ratesSide := pipeline.RatesView(pay.operatorName)             // follows mi.rates.v1 (docs/rates.md)
-	tokens, closeChains, err := openTokenReader(*sourcesConfig, log) // cmd/mi/token.go
+	lv := views.NewLiquidity()                           // follows mi.pool-events.v1 (SideViews below)
+	_, ratesSide := pipeline.RatesView(pay.operatorName) // follows mi.rates.v1 (docs/rates.md)
+	// feeds holds the freshness of the chain readers for /status.
+	feeds := sources.NewRegistry(log, nil)
+	tokens, closeChains, err := openTokenReader(*sourcesConfig, feeds, log) // cmd/mi/token.go
 	if *devChain != "" {
-		tokens, closeChains, err = startDevChain(*devChain, log) // cmd/mi/devchain.go
+		tokens, closeChains, err = startDevChain(*devChain, feeds, log) // cmd/mi/devchain.go
 	}
 	if err != nil {
 		return err
 	}
 	defer closeChains()
 	srv := query.New(query.Deps{Views: v, Stats: stats, Version: version, Logger: log, Paywall: paywall, Ledger: store, Liquidity: lv, Alerts: alertsD, History: hs, Token: tokens,
-		Checkout: cardCheckout})
+		Checkout: cardCheckout, Feeds: feeds.Snapshot})
 	var live []sources.Source
 	if rl == nil || slices.Contains(rl, "ingest") {
 		if live, err = liveSources(srcs, *sourcesConfig, stats, log); err != nil {

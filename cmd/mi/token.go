@@ -11,13 +11,14 @@ import (
 // openTokenReader opens one JSON-RPC client per chain of the sources
 // configuration file (the built-in default when path is empty) and the
 // token reader over them (docs/token.md). Nothing connects until a token
-// route is asked. The returned func closes the clients.
-func openTokenReader(path string, log *slog.Logger) (*token.Reader, func(), error) {
+// route is asked; each chain's freshness goes to feeds (/status). The
+// returned func closes the clients.
+func openTokenReader(path string, feeds *sources.Registry, log *slog.Logger) (*token.Reader, func(), error) {
 	cfg, err := sources.LoadConfig(path)
 	if err != nil {
 		return nil, nil, err
 	}
-	set, err := chain.Open(cfg.Chains, chain.Options{UserAgent: cfg.HTTP.UserAgentHeader()})
+	set, err := chain.Open(cfg.Chains, chain.Options{UserAgent: cfg.HTTP.UserAgentHeader(), Registry: feeds})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -194,7 +194,7 @@ func stateBadge(s string) string {
 	switch s {
 	case "running", "ok", "finished", "live", "fresh", "healthy":
 		return "good"
-	case "failed", "unreachable", "error", "stale", "down":
+	case "failed", "failing", "unreachable", "error", "stale", "down":
 		return "bad"
 	}
 	return "warn"
