@@ -206,11 +206,9 @@ func cmdRun(ctx context.Context, args []string) error {
 			Partitions: *partitions, InstanceID: *instance, Operators: ocfg, Roles: rl,
 			Views: v, SideViews: []pipeline.SideView{pipeline.ViewOf(sidetopic.PoolEvents, lv.ApplyRecord)},
 			Stats: stats, Proc: proc, Logger: log, Progress: progress.update,
-			Parquet: pipeline.ParquetSinkConfig{Every: hourlyRetention(*dataDir, log)},
-			BrokerReady: func(b []string) {
-				startLive(ctx, live, len(bl) > 0, stats, log)(b)
-				startAlertStages(ctx, b, alertsD, log)
-			},
+			Parquet:     pipeline.ParquetSinkConfig{Every: hourlyRetention(*dataDir, log)},
+			Live:        live,
+			BrokerReady: func(b []string) { startAlertStages(ctx, b, alertsD, log) },
 		})
 	}()
 	go func() {
