@@ -158,10 +158,8 @@ func int24(h common.Hash) (int32, bool) {
 // path reads it: no allocation. Amount0 and Amount1 are int256 in two's
 // complement (uint256.Int's Sign and Abs read them so).
 type SwapFixed struct {
-	Sender, Recipient       common.Address
-	Amount0, Amount1        uint256.Int
-	SqrtPriceX96, Liquidity uint256.Int
-	Tick                    int32
+	Sender, Recipient common.Address
+	SwapWords
 }
 
 // DecodeSwapFixed decodes a Swap log into s, reading the five 32-byte data
@@ -173,11 +171,9 @@ func DecodeSwapFixed(l *types.Log, s *SwapFixed) error {
 	if len(l.Topics) != 3 || l.Topics[0] != TopicSwap {
 		return fmt.Errorf("%w: a swap has 3 topics starting with the Swap signature", ErrMalformed)
 	}
-	var w SwapWords
-	if !DecodeSwapData(l.Data, &w) {
+	if !DecodeSwapData(l.Data, &s.SwapWords) {
 		return fmt.Errorf("%w: cannot decode swap data", ErrMalformed)
 	}
-	s.Amount0, s.Amount1, s.SqrtPriceX96, s.Liquidity, s.Tick = w.Amount0, w.Amount1, w.SqrtPriceX96, w.Liquidity, w.Tick
 	copy(s.Sender[:], l.Topics[1][12:])
 	copy(s.Recipient[:], l.Topics[2][12:])
 	return nil
