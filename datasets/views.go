@@ -15,7 +15,8 @@ type View struct {
 }
 
 // Views returns the views candles, signals, trades and signal_changes over
-// the complete day files under root (staging parts are not included).
+// the complete day files under root (staging parts are not included), and
+// the rates views (RatesViews).
 func Views(root string) []View {
 	part := func(names ...string) []Column {
 		var out []Column
@@ -28,12 +29,12 @@ func Views(root string) []View {
 		}
 		return out
 	}
-	return []View{
+	return append([]View{
 		{KindCandles, filepath.Join(root, KindCandles, "interval=*", "date=*", "venue=*", DayFileName), append(append([]Column{}, CandleColumns...), part("interval", "date", "venue")...)},
 		{KindSignals, filepath.Join(root, KindSignals, "window=*", "date=*", DayFileName), append(append([]Column{}, SignalColumns...), part("window", "date")...)},
 		{KindTrades, filepath.Join(root, KindTrades, "date=*", "venue=*", DayFileName), append(append([]Column{}, TradeColumns...), part("date", "venue")...)},
 		{KindSignalChanges, filepath.Join(root, KindSignalChanges, "date=*", DayFileName), append(append([]Column{}, SignalChangeColumns...), part("date")...)},
-	}
+	}, RatesViews(root)...)
 }
 
 // CreateSQL is the DuckDB statement that creates the view: over the files

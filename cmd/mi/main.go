@@ -188,7 +188,8 @@ func cmdRun(ctx context.Context, args []string) error {
 		return err
 	}
 	defer hs.Close()
-	lv := views.NewLiquidity() // follows mi.pool-events.v1 (SideViews below)
+	lv := views.NewLiquidity()                           // follows mi.pool-events.v1 (SideViews below)
+	_, ratesSide := pipeline.RatesView(pay.operatorName) // follows mi.rates.v1 (docs/rates.md)
 	srv := query.New(query.Deps{Views: v, Stats: stats, Version: version, Logger: log, Paywall: paywall, Ledger: store, Liquidity: lv, Alerts: alertsD, History: hs})
 	var live []sources.Source
 	if rl == nil || slices.Contains(rl, "ingest") {
@@ -204,11 +205,16 @@ func cmdRun(ctx context.Context, args []string) error {
 		errc <- pipeline.Run(ctx, pipeline.RunConfig{
 			DataDir: *dataDir, Sources: srcs, ReplaySpeed: sp, Brokers: bl, KafkaListen: *listen,
 			Partitions: *partitions, InstanceID: *instance, Operators: ocfg, Roles: rl,
-			Views: v, SideViews: []pipeline.SideView{pipeline.ViewOf(sidetopic.PoolEvents, lv.ApplyRecord)},
+			Views: v, SideViews: []pipeline.SideView{pipeline.ViewOf(sidetopic.PoolEvents, lv.ApplyRecord), ratesSide},
 			Stats: stats, Proc: proc, Logger: log, Progress: progress.update,
-			Parquet:     pipeline.ParquetSinkConfig{Every: hourlyRetention(*dataDir, log)},
-			Live:        live,
-			BrokerReady: func(b []string) { startAlertStages(ctx, b, alertsD, log) },
+			Parquet: pipeline.ParquetSinkConfig{Every: hourlyRetention(*dataDir, log)},
+			Live:    live,
+			BrokerReady: func(b []string) {
+				startAlertStages(ctx, b, alertsD, log)
+				if rl == nil || slices.Contains(rl, "parquet") {
+					startRatesFiles(ctx, b, *dataDir, log)
+				}
+			},
 		})
 	}()
 	go func() {

@@ -22,5 +22,41 @@ var PoolEvents = Topic[*schemas.PoolEvent]{
 	New: func() *schemas.PoolEvent { return new(schemas.PoolEvent) },
 }
 
+// Rates carries the observations of the rates domain (schemas.RatesRecord:
+// Treasury curves, overnight rates, lending rates, tokenized fund supply,
+// Treasury auctions and read faults), keyed by the observation
+// (schemas.RatesKey), so the reads of one observation stay in order.
+// Produced by the rates pollers (pipeline/sources/ratesfeed and the
+// publisher packages); applied by the rates view (sinks/ratesview) and
+// written to Parquet (sinks/ratesfiles). docs/rates.md.
+var Rates = Topic[*schemas.RatesRecord]{
+	Name: schemas.TopicRates,
+	Key:  schemas.RatesKey,
+	New:  func() *schemas.RatesRecord { return new(schemas.RatesRecord) },
+}
+
+// Positioning carries perp positioning snapshots (schemas.PerpSnapshot:
+// open interest, funding and long/short shares of one perp of one venue at
+// one poll, delistings, and open-interest history points), keyed by
+// venue|venue_symbol. Produced by the positioning pollers
+// (pipeline/sources/perps); applied by the positioning view
+// (sinks/views.Positioning.Apply), the Parquet sink and the funding_extreme
+// detector. docs/positioning.md.
+var Positioning = Topic[*schemas.PerpSnapshot]{
+	Name: schemas.TopicPositioning,
+	Key:  func(s *schemas.PerpSnapshot) string { return s.GetVenue() + "|" + s.GetVenueSymbol() },
+	New:  func() *schemas.PerpSnapshot { return new(schemas.PerpSnapshot) },
+}
+
+// PredictionMarkets carries the prices of prediction markets listed on a
+// perpetuals venue (schemas.PredictionQuote), keyed by venue|market_id.
+// Produced by the outcome poller (pipeline/sources/perps); read by the
+// prediction_market_move detector and the Parquet sink.
+var PredictionMarkets = Topic[*schemas.PredictionQuote]{
+	Name: schemas.TopicPredictionMarkets,
+	Key:  func(q *schemas.PredictionQuote) string { return q.GetVenue() + "|" + q.GetMarketId() },
+	New:  func() *schemas.PredictionQuote { return new(schemas.PredictionQuote) },
+}
+
 // All lists every side topic.
-var All = []Spec{PoolEvents.Spec()}
+var All = []Spec{PoolEvents.Spec(), Positioning.Spec(), PredictionMarkets.Spec(), Rates.Spec()}

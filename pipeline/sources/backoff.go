@@ -12,7 +12,10 @@ import (
 // concurrent use.
 type Backoff struct {
 	Min, Max time.Duration
-	cur      time.Duration
+	// Rand, when set, replaces math/rand/v2's Float64 as the source of
+	// jitter (a value in [0, 1)); tests inject it to pin the delays.
+	Rand func() float64
+	cur  time.Duration
 }
 
 // Next returns the delay before the next attempt and doubles the next one.
@@ -20,7 +23,11 @@ func (b *Backoff) Next() time.Duration {
 	if b.cur < b.Min {
 		b.cur = b.Min
 	}
-	d := time.Duration(float64(b.cur) * (0.75 + 0.5*rand.Float64()))
+	r := rand.Float64
+	if b.Rand != nil {
+		r = b.Rand
+	}
+	d := time.Duration(float64(b.cur) * (0.75 + 0.5*r()))
 	b.cur = min(2*b.cur, b.Max)
 	return d
 }

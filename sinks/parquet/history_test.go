@@ -13,6 +13,7 @@ import (
 
 	"github.com/marketintel/mi/datasets"
 	"github.com/marketintel/mi/pipeline"
+	"github.com/marketintel/mi/sinks/parquet"
 )
 
 var day0 = time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
@@ -53,19 +54,8 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func duck(t *testing.T) *sql.DB {
-	t.Helper()
-	db, err := sql.Open("duckdb", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	db.SetMaxOpenConns(1)
-	if _, err := db.Exec("SET TimeZone='UTC'; SET threads=1"); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
-}
+// duck is the package's DuckDB helper (duck_test.go).
+var duck = parquet.Duck
 
 // TestColumnsMatchLayout checks every file's columns, in order and type,
 // against datasets.*Columns.

@@ -60,6 +60,9 @@ type Sink struct {
 	trades  table[TradeRow]
 	changes table[SignalChangeRow]
 
+	positioning table[PositioningRow] // positioning.go
+	predictions table[PredictionRow]
+
 	lastMinute map[string]int64 // symbol|window → last minute close written (ns)
 	hasMark    bool
 	watermark  int64 // newest event time seen in any stream, ns
@@ -142,13 +145,15 @@ func Open(cfg Config) (*Sink, error) {
 	}
 	s := &Sink{
 		root: cfg.Root, grace: int64(cfg.Grace), log: cfg.Logger,
-		prefix:     fmt.Sprintf("part-%020d", time.Now().UnixNano()), // names only; never data
-		candles:    table[CandleRow]{cmp: cmpCandle, bufs: map[string]*buffer[CandleRow]{}},
-		signals:    table[SignalRow]{cmp: cmpSignal, bufs: map[string]*buffer[SignalRow]{}},
-		trades:     table[TradeRow]{cmp: cmpTrade, bufs: map[string]*buffer[TradeRow]{}},
-		changes:    table[SignalChangeRow]{cmp: cmpSignalChange, bufs: map[string]*buffer[SignalChangeRow]{}},
-		lastMinute: map[string]int64{},
-		pending:    map[string]struct{}{},
+		prefix:      fmt.Sprintf("part-%020d", time.Now().UnixNano()), // names only; never data
+		candles:     table[CandleRow]{cmp: cmpCandle, bufs: map[string]*buffer[CandleRow]{}},
+		signals:     table[SignalRow]{cmp: cmpSignal, bufs: map[string]*buffer[SignalRow]{}},
+		trades:      table[TradeRow]{cmp: cmpTrade, bufs: map[string]*buffer[TradeRow]{}},
+		changes:     table[SignalChangeRow]{cmp: cmpSignalChange, bufs: map[string]*buffer[SignalChangeRow]{}},
+		positioning: table[PositioningRow]{cmp: cmpPositioning, bufs: map[string]*buffer[PositioningRow]{}},
+		predictions: table[PredictionRow]{cmp: cmpPrediction, bufs: map[string]*buffer[PredictionRow]{}},
+		lastMinute:  map[string]int64{},
+		pending:     map[string]struct{}{},
 	}
 	if err := os.MkdirAll(cfg.Root, 0o755); err != nil {
 		return nil, fmt.Errorf("cannot create %s: %w", cfg.Root, err)
@@ -319,6 +324,12 @@ func (s *Sink) Flush() error {
 	if err := flushTable(s, &s.changes); err != nil {
 		return err
 	}
+	if err := flushTable(s, &s.positioning); err != nil {
+		return err
+	}
+	if err := flushTable(s, &s.predictions); err != nil {
+		return err
+	}
 	s.buffered = 0
 	return nil
 }
@@ -470,6 +481,8 @@ func (s *Sink) CompactDay(day string) error {
 		{pat(datasets.KindSignals, "window=*", dd), func(d string) error { return compactDir(s.root, d, cmpSignal) }},
 		{pat(datasets.KindTrades, dd, "venue=*"), func(d string) error { return compactDir(s.root, d, cmpTrade) }},
 		{pat(datasets.KindSignalChanges, dd), func(d string) error { return compactDir(s.root, d, cmpSignalChange) }},
+		{pat(datasets.KindPositioning, dd, "venue=*"), func(d string) error { return compactDir(s.root, d, cmpPositioning) }},
+		{pat(datasets.KindPredictionMarkets, dd, "venue=*"), func(d string) error { return compactDir(s.root, d, cmpPrediction) }},
 	}
 	for _, j := range jobs {
 		dirs, err := filepath.Glob(j.glob)
