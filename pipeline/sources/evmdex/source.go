@@ -15,7 +15,10 @@
 // Every Swap, Mint and Burn is also a state change of its pool: the source
 // yields it, before the trade of a swap, as a record of mi.pool-events.v1
 // (pipeline/sidetopic.PoolEvents, key chain|pool), which the liquidity view
-// of every API instance applies (docs/liquidity.md).
+// of every API instance applies (docs/liquidity.md). Before that, the first
+// time it meets a pool, it reads the pool's whole state at the last block
+// read — slot0, the in-range liquidity and every initialized tick — and
+// yields it as a snapshot record (snapshot.go).
 //
 // Logs are emitted once Confirmations blocks sit on top of their block.
 // Reorgs deeper than that are detected by re-reading the hash of the last
@@ -93,6 +96,12 @@ type Config struct {
 	// StepTimeout bounds one step (head, reorg check and the logs of the
 	// new blocks): a stuck call ends the session; default 30s.
 	StepTimeout time.Duration
+	// SnapshotRate is the rate of the pool snapshots' eth_call (calls per
+	// second, burst as many); default DefaultSnapshotRate.
+	SnapshotRate float64
+	// NoSnapshots turns the pool snapshots off: the pools' state is then
+	// only what their events since start say (snapshot.go).
+	NoSnapshots bool
 }
 
 // Stats are the connector's counters.
@@ -104,6 +113,7 @@ type Stats struct {
 	LastBlock   uint64 // last block read
 	Subscribed  bool   // the current session follows heads by subscription
 	Backfilled  uint64 // blocks read in ranges of more than one block
+	Snapshots   uint64 // pool states read from the chain and yielded
 	LastErrText string // the last connection error
 }
 
@@ -114,21 +124,26 @@ type Source struct {
 	pools map[common.Address]*operators.PoolMeta
 	toks  map[common.Address]*tokenInfo
 
-	out     chan sources.Record
-	done    chan struct{}
-	start   sync.Once
-	cancel  context.CancelFunc
-	endErr  atomic.Value // error
-	mu      sync.Mutex
-	stats   Stats
-	swaps   uniswap.Swaps           // the venue's mapping and the latest ETHUSD price
-	slab    []recordTrade           // trade records for decode
-	arena   []byte                  // hex strings of the trades
-	next    uint64                  // next block to read
-	hashes  map[uint64]common.Hash  // block -> hash for blocks read
-	headers map[uint64]header       // cache of block headers
-	emitted map[logKey]uint64       // dedupe: log -> block
-	byBlock map[uint64][]emittedLog // block -> logs emitted from it
+	out    chan sources.Record
+	done   chan struct{}
+	start  sync.Once
+	cancel context.CancelFunc
+	endErr atomic.Value // error
+	mu     sync.Mutex
+	stats  Stats
+	swaps  uniswap.Swaps // the venue's mapping and the latest ETHUSD price
+	// snap reads the pool snapshots; snapped and snapFailed record which
+	// pools have one and which failed (logged once).
+	snap       batcher
+	snapped    map[common.Address]bool
+	snapFailed map[common.Address]bool
+	slab       []recordTrade           // trade records for decode
+	arena      []byte                  // hex strings of the trades
+	next       uint64                  // next block to read
+	hashes     map[uint64]common.Hash  // block -> hash for blocks read
+	headers    map[uint64]header       // cache of block headers
+	emitted    map[logKey]uint64       // dedupe: log -> block
+	byBlock    map[uint64][]emittedLog // block -> logs emitted from it
 }
 
 type tokenInfo struct {
@@ -197,6 +212,13 @@ func New(cfg Config) (*Source, error) {
 		emitted: map[logKey]uint64{},
 		byBlock: map[uint64][]emittedLog{},
 		next:    cfg.StartBlock,
+		snapped: map[common.Address]bool{}, snapFailed: map[common.Address]bool{},
+	}
+	if !cfg.NoSnapshots {
+		var err error
+		if s.snap, err = newSnapshotReader(cfg); err != nil {
+			return nil, fmt.Errorf("cannot start evmdex on %s: %w", cfg.Chain, err)
+		}
 	}
 	for _, p := range cfg.Pools {
 		if p.Chain != cfg.Chain {
@@ -328,6 +350,7 @@ func (s *Source) session(ctx context.Context) (progressed bool, err error) {
 	tick := time.NewTicker(time.Duration(s.cfg.PollInterval))
 	defer tick.Stop()
 	for {
+		s.snapshots(ctx, c)
 		sctx, cancel := context.WithTimeout(ctx, s.cfg.StepTimeout)
 		err := s.step(sctx, c, ec)
 		cancel()

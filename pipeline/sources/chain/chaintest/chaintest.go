@@ -11,6 +11,7 @@ package chaintest
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/ecdsa"
 	_ "embed"
@@ -142,6 +143,10 @@ type Chain struct {
 	URL string
 	// Accounts hold 1000 ETH each.
 	Accounts []Account
+	// GasLimit is the gas of every transaction Transact sends; 0 means
+	// 5,000,000. Deploying a contract near the 24 KB code limit (Uniswap's
+	// factory) needs more.
+	GasLimit uint64
 
 	rc  *rpc.Client
 	srv *httptest.Server
@@ -234,7 +239,7 @@ func (c *Chain) TransactStatus(t testing.TB, from Account, to *common.Address, d
 	tx, err := types.SignNewTx(from.Key, types.LatestSignerForChainID(chainID), &types.DynamicFeeTx{
 		ChainID: chainID, Nonce: nonce, GasTipCap: big.NewInt(1e9),
 		GasFeeCap: new(big.Int).Add(big.NewInt(1e9), new(big.Int).Mul(head.BaseFee, big.NewInt(2))),
-		Gas:       5_000_000, To: to, Data: data,
+		Gas:       cmp.Or(c.GasLimit, 5_000_000), To: to, Data: data,
 	})
 	if err != nil {
 		t.Fatal(err)
