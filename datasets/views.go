@@ -14,9 +14,9 @@ type View struct {
 	Columns []Column
 }
 
-// Views returns the views candles, signals, trades and signal_changes over
-// the complete day files under root (staging parts are not included), and
-// the rates views (RatesViews).
+// Views returns the views candles, signals, trades, signal_changes and news
+// over the complete day files under root (staging parts are not included),
+// and the rates views (RatesViews).
 func Views(root string) []View {
 	part := func(names ...string) []Column {
 		var out []Column
@@ -34,6 +34,7 @@ func Views(root string) []View {
 		{KindSignals, filepath.Join(root, KindSignals, "window=*", "date=*", DayFileName), append(append([]Column{}, SignalColumns...), part("window", "date")...)},
 		{KindTrades, filepath.Join(root, KindTrades, "date=*", "venue=*", DayFileName), append(append([]Column{}, TradeColumns...), part("date", "venue")...)},
 		{KindSignalChanges, filepath.Join(root, KindSignalChanges, "date=*", DayFileName), append(append([]Column{}, SignalChangeColumns...), part("date")...)},
+		{KindNews, NewsGlob(root), append(append([]Column{}, NewsColumns...), part("date")...)},
 	}, RatesViews(root)...)
 }
 

@@ -43,7 +43,8 @@ type RunConfig struct {
 	InstanceID  string
 	Operators   operators.Config
 	// Roles to run; all when empty: "ingest", "process", "views", "parquet"
-	// (the Parquet sink, when DataDir is set).
+	// (the Parquet sink, when DataDir is set), "news" (the news stage, when
+	// News is set).
 	Roles []string
 	Views *views.Views
 	// SideViews are the views of side topics this instance serves (built
@@ -61,6 +62,9 @@ type RunConfig struct {
 	// Parquet configures the Parquet sink role; Brokers and DataDir are
 	// filled in by Run.
 	Parquet ParquetSinkConfig
+	// News, when set, configures the news stage (RunNews); Brokers is
+	// filled in by Run, and DataDir when left empty.
+	News *NewsConfig
 }
 
 // Run runs the configured roles until ctx ends or one of them fails. Finite
@@ -149,6 +153,19 @@ func Run(ctx context.Context, cfg RunConfig) error {
 	}
 	if has("views") && len(cfg.SideViews) > 0 {
 		g.Go(func() error { return FollowSide(gctx, brokers, cfg.SideViews, log, nil) })
+	}
+	if has("news") && cfg.News != nil {
+		g.Go(func() error {
+			nc := *cfg.News
+			nc.Brokers = brokers
+			if nc.DataDir == "" {
+				nc.DataDir = cfg.DataDir
+			}
+			if nc.Logger == nil {
+				nc.Logger = log
+			}
+			return RunNews(gctx, nc)
+		})
 	}
 	if has("parquet") && cfg.DataDir != "" {
 		g.Go(func() error {

@@ -25,6 +25,7 @@ import (
 	"github.com/marketintel/mi/pipeline/sources"
 	"github.com/marketintel/mi/query"
 	"github.com/marketintel/mi/query/history"
+	"github.com/marketintel/mi/sinks/newsview"
 	"github.com/marketintel/mi/sinks/views"
 )
 
@@ -131,7 +132,9 @@ func cmdRun(ctx context.Context, args []string) error {
 	latCEX := fs.Duration("lateness-cex", operators.DefaultConfig().LatenessCEX, "allowed lateness of exchange trades")
 	latDEX := fs.Duration("lateness-onchain-dex", operators.DefaultConfig().LatenessOnchainDEX, "allowed lateness of EVM DEX trades")
 	latSol := fs.Duration("lateness-solana-dex", operators.DefaultConfig().LatenessSolanaDEX, "allowed lateness of Solana DEX trades")
-	roles := fs.String("roles", "", "comma-separated roles to run: ingest, process, views, parquet (default all); the API always runs")
+	roles := fs.String("roles", "", "comma-separated roles to run: ingest, process, views, parquet, news (default all); the API always runs")
+	newsRetention := fs.Duration("news-retention", newsview.DefaultRetention, "how far back from the newest item the news view keeps items (the day files keep everything); the offline demo, whose captures span years, sets it longer")
+	newsMaxAge := fs.Duration("news-alert-max-age", 24*time.Hour, "news and sec_filing alerts only for items read at most this long after publication (docs/news.md); negative: no limit (replays of old captures)")
 	logFormat := fs.String("log-format", "text", "log format: text or json")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -153,10 +156,10 @@ func cmdRun(ctx context.Context, args []string) error {
 	if *roles != "" {
 		for _, r := range strings.Split(*roles, ",") {
 			switch r {
-			case "ingest", "process", "views", "parquet":
+			case "ingest", "process", "views", "parquet", "news":
 				rl = append(rl, r)
 			default:
-				return fmt.Errorf("cannot use --roles %q: accepted roles are ingest, process, views, parquet", *roles)
+				return fmt.Errorf("cannot use --roles %q: accepted roles are ingest, process, views, parquet, news", *roles)
 			}
 		}
 	}
@@ -198,6 +201,14 @@ func cmdRun(ctx context.Context, args []string) error {
 		}
 	}
 
+	nv, newsStage, err := newsWiring(ctx, srcs, *sourcesConfig, *dataDir, *newsRetention, *newsMaxAge, log) // news.go
+	if err != nil {
+		return err
+	}
+	if newsStage != nil {
+		operators.SetLive(operators.AlertNews, operators.AlertSECFiling)
+	}
+
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	errc := make(chan error, 2)
@@ -205,7 +216,8 @@ func cmdRun(ctx context.Context, args []string) error {
 		errc <- pipeline.Run(ctx, pipeline.RunConfig{
 			DataDir: *dataDir, Sources: srcs, ReplaySpeed: sp, Brokers: bl, KafkaListen: *listen,
 			Partitions: *partitions, InstanceID: *instance, Operators: ocfg, Roles: rl,
-			Views: v, SideViews: []pipeline.SideView{pipeline.ViewOf(sidetopic.PoolEvents, lv.ApplyRecord), ratesSide},
+			Views: v, SideViews: append([]pipeline.SideView{pipeline.ViewOf(sidetopic.PoolEvents, lv.ApplyRecord), ratesSide}, newsSideViews(nv)...),
+			News:  newsStage,
 			Stats: stats, Proc: proc, Logger: log, Progress: progress.update,
 			Parquet: pipeline.ParquetSinkConfig{Every: hourlyRetention(*dataDir, log)},
 			Live:    live,

@@ -58,5 +58,18 @@ var PredictionMarkets = Topic[*schemas.PredictionQuote]{
 	New:  func() *schemas.PredictionQuote { return new(schemas.PredictionQuote) },
 }
 
+// News carries publisher headlines and SEC filings (schemas.NewsItem,
+// unclassified), keyed by the item id, so every copy and revision of one
+// item goes to one partition. Compacted: a view rebuilds from the last
+// record of each id (the source sends an id again only when its content
+// changed); the news day files keep the history. Produced by
+// pipeline/sources/newsfeed; applied by sinks/newsview (docs/news.md).
+var News = Topic[*schemas.NewsItem]{
+	Name:      "mi.news.v1",
+	Key:       func(n *schemas.NewsItem) string { return n.GetId() },
+	New:       func() *schemas.NewsItem { return new(schemas.NewsItem) },
+	Compacted: true,
+}
+
 // All lists every side topic.
-var All = []Spec{PoolEvents.Spec(), Positioning.Spec(), PredictionMarkets.Spec(), Rates.Spec()}
+var All = []Spec{PoolEvents.Spec(), Positioning.Spec(), PredictionMarkets.Spec(), Rates.Spec(), News.Spec()}
