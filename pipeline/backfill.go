@@ -149,10 +149,10 @@ func newBackfillDest(cfg BackfillConfig, sink *pqsink.Sink, from, hi, start time
 				d.res.Candles++
 			}
 		},
-		// A document is in range when its minute is: the range ends on
-		// minute boundaries, so its time itself decides.
-		Document: func(doc *schemas.IntelligenceDocument) {
-			if d.in(doc.TimestampNs) {
+		// The signals dataset is made of the minute-close documents; one
+		// is in range when its minute is.
+		MinuteClose: func(doc *schemas.IntelligenceDocument) {
+			if d.in(time.Unix(0, doc.TimestampNs).Truncate(time.Minute).UnixNano()) {
 				if added, err := sink.AddDocument(doc); d.keep(err) && added {
 					d.res.Signals++
 				}

@@ -96,6 +96,7 @@ func Drive(ctx context.Context, cfg DriveConfig, src sources.Source, resume Chec
 		return err
 	}
 	pos := resume.Records
+	caughtUp := false
 	var anchorEvent int64
 	var anchorWall time.Time
 	for {
@@ -128,6 +129,13 @@ func Drive(ctx context.Context, cfg DriveConfig, src sources.Source, resume Chec
 				return ctx.Err()
 			}
 			return fail(fmt.Errorf("cannot read source %s: %w", name, err))
+		}
+		if t := rec.Trade; t != nil && !cfg.Live && !caughtUp && t.EventTimeNs >= time.Now().Add(-time.Second).UnixNano() {
+			// A replay or simulation whose event time reached the wall
+			// clock: say so once (a live simulation does after catching up
+			// its hour of history; from here it trades in real time).
+			caughtUp = true
+			log.Info("source caught up with real time", "source", name, "records", pos, "event_time", time.Unix(0, t.EventTimeNs).UTC())
 		}
 		if t := rec.Trade; t != nil && (cfg.Realtime || cfg.Speed > 0) {
 			var wait time.Duration
