@@ -14,6 +14,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/marketintel/mi/pipeline/sources/token"
+	tokenroutes "github.com/marketintel/mi/query/token"
 	"log/slog"
 	"runtime/debug"
 	"slices"
@@ -82,6 +84,10 @@ type Deps struct {
 	// News is the news view the news routes read (sinks/newsview,
 	// docs/news.md). Nil answers them 404 no_data.
 	News *newsview.View
+
+	// Token reads token flows and risk reports from the chains
+	// (pipeline/sources/token, docs/token.md). Nil answers those routes 503.
+	Token *token.Reader
 }
 
 // Paywall is the slot the payments room fills (api.Paywall).
@@ -154,6 +160,7 @@ func (s *Server) table() []api.Operation {
 	ops = append(ops, paywall.NewCredits(s.d.Ledger, s.d.Now, s.d.Logger).Operations()...)
 	ops = append(ops, news.New(s.d.News).Operations()...)
 	ops = append(ops, sec.NewRoutes(s.d.SEC).Operations()...)
+	ops = append(ops, tokenroutes.New(s.d.Token).Operations()...)
 	s.mcp = mcp.New(mcp.Config{Ops: slices.Clone(ops), Paywall: s.d.Paywall, Quote: paywall.Responses()[0],
 		Now: s.d.Now, Version: s.d.Version, Logger: s.d.Logger})
 	ops = append(ops, s.mcp.Operation())
