@@ -10,6 +10,7 @@ import (
 
 	"github.com/marketintel/mi/pipeline/sources"
 	"github.com/marketintel/mi/pipeline/sources/edgar"
+	"github.com/marketintel/mi/pipeline/sources/poll"
 	"github.com/marketintel/mi/query/sec"
 )
 
@@ -17,7 +18,8 @@ import (
 // (query/sec; docs/fundamentals.md, docs/insiders.md): an EDGAR client
 // configured by the "edgar" section of the sources configuration in use
 // (www.sec.gov and data.sec.gov by default; the offline demo points it at
-// its replay server), with its cache under <data>/edgar-cache, and Parquet
+// its replay server) and the http section's User-Agent and per-host rate
+// limits, with its cache under <data>/edgar-cache, and Parquet
 // snapshots of every answer under <data> (docs/datasets.md, "SEC
 // snapshots"). insidersAsOf, when set, fixes the date the insiders answers
 // are computed as of (--sec-insiders-as-of). It does no I/O.
@@ -33,6 +35,11 @@ func secWiring(cfg sources.Config, dataDir string, insidersAsOf time.Time, log *
 	if ec.UserAgent == "" {
 		ec.UserAgent = cfg.HTTP.UserAgentHeader()
 	}
+	// The client sends on the process's shared per-host limits (EDGAR's
+	// fair-access 10 requests/s is one budget with the news source's
+	// getcurrent polls); they take the http section's limits here too, so
+	// they hold when no news source is configured.
+	poll.Shared().Configure(cfg.HTTP)
 	if ec.CacheDir == "" {
 		ec.CacheDir = filepath.Join(dataDir, "edgar-cache")
 	}
