@@ -86,6 +86,7 @@ func TestMarketRoutesOddParams(t *testing.T) {
 				"/api/v1/intelligence/compare":                {"symbols"},
 				"/api/v1/intelligence/query":                  {"symbols", "from", "to"},
 				"/api/v1/intelligence/backtest":               {"start", "end"},
+				"/api/v1/news/symbol":                         {"symbol"},
 				"/checkout/success":                           {"session_id"},
 				"/api/v1/credits/checkout/session/:sessionId": {"sessionId"},
 			}
