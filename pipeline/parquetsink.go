@@ -48,6 +48,9 @@ type ParquetSinkStats struct {
 // ParquetGroup is the default consumer group of the Parquet sink.
 const ParquetGroup = "mi-parquet"
 
+// ParquetTopics are the topics the Parquet sink consumes.
+var ParquetTopics = []string{schemas.TopicCandles, schemas.TopicSignals, schemas.TopicTrades, schemas.TopicSignalChanges}
+
 // SinkParquet consumes mi.candles.v1, mi.signals.v1, mi.trades.v1 and
 // mi.signal-changes.v1 (read committed, in a consumer group) and writes the
 // history datasets under cfg.DataDir through a parquet Sink until ctx ends.
@@ -95,7 +98,7 @@ func SinkParquet(ctx context.Context, cfg ParquetSinkConfig) error {
 	cl, err = kgo.NewClient(
 		kgo.SeedBrokers(cfg.Brokers...),
 		kgo.ConsumerGroup(cfg.Group),
-		kgo.ConsumeTopics(schemas.TopicCandles, schemas.TopicSignals, schemas.TopicTrades, schemas.TopicSignalChanges),
+		kgo.ConsumeTopics(ParquetTopics...),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
 		kgo.FetchMaxWait(250*time.Millisecond),

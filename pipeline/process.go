@@ -24,6 +24,11 @@ import (
 // says which input the partition's state reflects (see position).
 const PositionKey = "~position"
 
+// ProcessGroup is the consumer group of the operators: every instance of
+// the process role joins it, and the group splits the partitions of
+// mi.trades.v1 between them.
+const ProcessGroup = "mi-operators"
+
 // ProcessConfig configures the operator loop.
 type ProcessConfig struct {
 	Brokers []string
@@ -131,7 +136,7 @@ type processor struct {
 // restored positions.
 func Process(ctx context.Context, cfg ProcessConfig, stats *ProcessStats) error {
 	if cfg.Group == "" {
-		cfg.Group = "mi-operators"
+		cfg.Group = ProcessGroup
 	}
 	if cfg.InstanceID == "" {
 		cfg.InstanceID = "local"

@@ -39,12 +39,17 @@ type RunConfig struct {
 	InstanceID  string
 	Operators   operators.Config
 	// Roles to run; all when empty: "ingest", "process", "views", "parquet"
-	// (the Parquet sink, when DataDir is set).
+	// (the Parquet sink, when DataDir is set). Other roles of the process
+	// (the alert stages) run beside Run; their names are ignored here.
 	Roles []string
 	Views *views.Views
 	// SideViews are the views of side topics this instance serves (built
 	// with ViewOf), followed by the "views" role.
 	SideViews []SideView
+	// ViewsReady, when set, is closed once the views have applied every
+	// record their topics held when the views role started (readiness of
+	// an API instance).
+	ViewsReady chan struct{}
 	Stats     *Stats
 	Proc      *ProcessStats
 	Logger    *slog.Logger
@@ -60,7 +65,9 @@ type RunConfig struct {
 }
 
 // Run runs the configured roles until ctx ends or one of them fails. Finite
-// sources finishing does not end Run: the operators and views keep serving.
+// sources finishing does not end Run: the operators and views keep serving,
+// and a process of the ingest role alone stays up (its probes answer, and
+// an orchestrator does not restart a finished replay again and again).
 func Run(ctx context.Context, cfg RunConfig) error {
 	log := cfg.Logger
 	if log == nil {
@@ -134,7 +141,9 @@ func Run(ctx context.Context, cfg RunConfig) error {
 		})
 	}
 	if has("views") && cfg.Views != nil {
-		g.Go(func() error { return SyncViews(gctx, brokers, cfg.Views, log, nil) })
+		g.Go(func() error { return SyncViews(gctx, brokers, cfg.Views, log, cfg.ViewsReady) })
+	} else if cfg.ViewsReady != nil {
+		close(cfg.ViewsReady)
 	}
 	if has("views") && len(cfg.SideViews) > 0 {
 		g.Go(func() error { return FollowSide(gctx, brokers, cfg.SideViews, log, nil) })
@@ -149,6 +158,7 @@ func Run(ctx context.Context, cfg RunConfig) error {
 			return SinkParquet(gctx, pc)
 		})
 	}
+	g.Go(func() error { <-gctx.Done(); return gctx.Err() })
 	err := g.Wait()
 	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 		return nil

@@ -25,6 +25,7 @@ import (
 	"github.com/marketintel/mi/pipeline/sources"
 	"github.com/marketintel/mi/query"
 	"github.com/marketintel/mi/query/history"
+	"github.com/marketintel/mi/sinks/alerts"
 	"github.com/marketintel/mi/sinks/views"
 )
 
@@ -35,6 +36,8 @@ const usage = `mi — Market Intelligence Service
 
 Usage:
   mi run [flags]          every role in one process: sources, operators, views, API
+  mi ingest|process|sink|alerts|serve --kafka-brokers LIST [flags]
+                          one role as its own process against a Kafka cluster (docs/deploy.md)
   mi bench pipeline [flags]  end-to-end throughput through the embedded broker
   mi bench serve [--symbols N]  the API over N synthetic symbols, for wrk
   mi backfill --source sim|replay:PATH --from DATE --to DATE   history day files, in process
@@ -58,7 +61,9 @@ func main() {
 	var err error
 	switch os.Args[1] {
 	case "run":
-		err = cmdRun(ctx, os.Args[2:])
+		err = cmdRun(ctx, "run", nil, os.Args[2:])
+	case "ingest", "process", "sink", "alerts", "serve":
+		err = cmdRun(ctx, os.Args[1], roleCommands[os.Args[1]], os.Args[2:]) // roles.go
 	case "bench":
 		err = cmdBench(ctx, os.Args[2:])
 	case "backfill":
@@ -114,8 +119,10 @@ func newLogger(format string) (*slog.Logger, error) {
 	return nil, fmt.Errorf("cannot use --log-format %q: accepted values are text, json", format)
 }
 
-func cmdRun(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("mi run", flag.ContinueOnError)
+// cmdRun runs mi run (every role, or those of --roles) or, with fixed
+// roles, one role command (mi process, ...; see roles.go).
+func cmdRun(ctx context.Context, name string, fixed []string, args []string) error {
+	fs := flag.NewFlagSet("mi "+name, flag.ContinueOnError)
 	dataDir := fs.String("data-dir", "./data", "data directory (embedded broker logs, ground truth)")
 	httpAddr := fs.String("http-addr", ":8080", "address of the HTTP API")
 	pay := addPaymentFlags(fs) // payments.go
@@ -131,8 +138,13 @@ func cmdRun(ctx context.Context, args []string) error {
 	latCEX := fs.Duration("lateness-cex", operators.DefaultConfig().LatenessCEX, "allowed lateness of exchange trades")
 	latDEX := fs.Duration("lateness-onchain-dex", operators.DefaultConfig().LatenessOnchainDEX, "allowed lateness of EVM DEX trades")
 	latSol := fs.Duration("lateness-solana-dex", operators.DefaultConfig().LatenessSolanaDEX, "allowed lateness of Solana DEX trades")
-	roles := fs.String("roles", "", "comma-separated roles to run: ingest, process, views, parquet (default all); the API always runs")
+	roles := fs.String("roles", "", "comma-separated roles to run: ingest, process, views, parquet, alerts (default all); the query API runs with views")
+	opsAddr := fs.String("ops-addr", "", "address of the operations port: /healthz, /readyz (caught-up consumption) and /metrics of the process's roles; empty turns it off")
+	readyLag := fs.Int64("ready-lag", 10_000, "readiness: the most records a role's consumer group may be behind and still be ready")
 	logFormat := fs.String("log-format", "text", "log format: text or json")
+	if fixed != nil {
+		*opsAddr = ":9090"
+	}
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -151,12 +163,15 @@ func cmdRun(ctx context.Context, args []string) error {
 	}
 	var rl []string
 	if *roles != "" {
+		if fixed != nil {
+			return fmt.Errorf("cannot use --roles with mi %s: it runs the %s role; use mi run --roles for a mix", name, fixed[0])
+		}
 		for _, r := range strings.Split(*roles, ",") {
 			switch r {
-			case "ingest", "process", "views", "parquet":
+			case "ingest", "process", "views", "parquet", "alerts":
 				rl = append(rl, r)
 			default:
-				return fmt.Errorf("cannot use --roles %q: accepted roles are ingest, process, views, parquet", *roles)
+				return fmt.Errorf("cannot use --roles %q: accepted roles are ingest, process, views, parquet, alerts", *roles)
 			}
 		}
 	}
@@ -164,6 +179,13 @@ func cmdRun(ctx context.Context, args []string) error {
 	if *brokers != "" {
 		bl = strings.Split(*brokers, ",")
 	}
+	if fixed != nil {
+		if len(bl) == 0 {
+			return fmt.Errorf("cannot run mi %s without --kafka-brokers: a role runs on its own only against a Kafka cluster (mi run runs every role on the embedded broker)", name)
+		}
+		rl = fixed
+	}
+	has := func(role string) bool { return rl == nil || slices.Contains(rl, role) }
 	ocfg := operators.DefaultConfig()
 	ocfg.LatenessCEX, ocfg.LatenessOnchainDEX, ocfg.LatenessSolanaDEX = *latCEX, *latDEX, *latSol
 	if err := ocfg.Validate(); err != nil {
@@ -174,24 +196,34 @@ func cmdRun(ctx context.Context, args []string) error {
 	stats := pipeline.NewStats()
 	proc := &pipeline.ProcessStats{}
 	progress := newProgress(os.Stderr, log)
-	store, paywall, err := pay.build(ctx, *dataDir, log) // payments.go
-	if err != nil {
-		return err
-	}
-	defer store.Close()
-	alertsD, err := openAlerts(ctx, store.DB(), store.Dialect(), *dataDir, log) // see cmd/mi/alerts.go
-	if err != nil {
-		return err
-	}
-	hs, err := history.Open(history.Config{DataDir: *dataDir, MemoryLimit: *duckMemory})
-	if err != nil {
-		return err
-	}
-	defer hs.Close()
+	// The query API runs with the views; the ledger and the alert outbox
+	// with the API and the alert dispatcher.
+	api, alerting := has("views"), has("alerts")
+	var alertsD *alerts.Dispatcher
+	var srv *query.Server
+	var viewsReady chan struct{}
 	lv := views.NewLiquidity() // follows mi.pool-events.v1 (SideViews below)
-	srv := query.New(query.Deps{Views: v, Stats: stats, Version: version, Logger: log, Paywall: paywall, Ledger: store, Liquidity: lv, Alerts: alertsD, History: hs})
+	if api || alerting {
+		store, paywall, err := pay.build(ctx, *dataDir, log) // payments.go
+		if err != nil {
+			return err
+		}
+		defer store.Close()
+		if alertsD, err = openAlerts(ctx, store.DB(), store.Dialect(), *dataDir, log); err != nil { // see cmd/mi/alerts.go
+			return err
+		}
+		if api {
+			hs, err := history.Open(history.Config{DataDir: *dataDir, MemoryLimit: *duckMemory})
+			if err != nil {
+				return err
+			}
+			defer hs.Close()
+			srv = query.New(query.Deps{Views: v, Stats: stats, Version: version, Logger: log, Paywall: paywall, Ledger: store, Liquidity: lv, Alerts: alertsD, History: hs})
+			viewsReady = make(chan struct{})
+		}
+	}
 	var live []sources.Source
-	if rl == nil || slices.Contains(rl, "ingest") {
+	if has("ingest") {
 		if live, err = liveSources(srcs, *sourcesConfig, stats, log); err != nil {
 			return err
 		}
@@ -199,24 +231,31 @@ func cmdRun(ctx context.Context, args []string) error {
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	errc := make(chan error, 2)
+	errc := make(chan error, 3)
+	ops := newOps(*opsAddr, *readyLag, rl, stats, proc, viewsReady, log) // roles.go
 	go func() {
 		errc <- pipeline.Run(ctx, pipeline.RunConfig{
 			DataDir: *dataDir, Sources: srcs, ReplaySpeed: sp, Brokers: bl, KafkaListen: *listen,
 			Partitions: *partitions, InstanceID: *instance, Operators: ocfg, Roles: rl,
 			Views: v, SideViews: []pipeline.SideView{pipeline.ViewOf(sidetopic.PoolEvents, lv.ApplyRecord)},
+			ViewsReady: viewsReady,
 			Stats: stats, Proc: proc, Logger: log, Progress: progress.update,
 			Parquet: pipeline.ParquetSinkConfig{Every: hourlyRetention(*dataDir, log)},
 			BrokerReady: func(b []string) {
 				startLive(ctx, live, len(bl) > 0, stats, log)(b)
-				startAlertStages(ctx, b, alertsD, log)
+				if alerting {
+					startAlertStages(ctx, b, alertsD, log)
+				}
+				ops.start(ctx, b, errc)
 			},
 		})
 	}()
-	go func() {
-		log.Info("HTTP API listening", "addr", *httpAddr)
-		errc <- srv.Listen(*httpAddr)
-	}()
+	if srv != nil {
+		go func() {
+			log.Info("HTTP API listening", "addr", *httpAddr)
+			errc <- srv.Listen(*httpAddr)
+		}()
+	}
 	select {
 	case err = <-errc:
 	case <-ctx.Done():
@@ -224,7 +263,10 @@ func cmdRun(ctx context.Context, args []string) error {
 	progress.done()
 	sctx, scancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer scancel()
-	_ = srv.Shutdown(sctx)
+	if srv != nil {
+		_ = srv.Shutdown(sctx)
+	}
+	ops.shutdown(sctx)
 	cancel()
 	if err != nil && !errors.Is(err, context.Canceled) {
 		return err
