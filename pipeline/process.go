@@ -49,6 +49,10 @@ type ProcessConfig struct {
 	CheckpointInterval time.Duration
 	// MaxPollRecords bounds the records handled in one transaction.
 	MaxPollRecords int
+	// SessionTimeout is how long the group waits for a silent instance
+	// (killed, partitioned away) before giving its partitions to the
+	// others; 0 is franz-go's default, 45 s.
+	SessionTimeout time.Duration
 }
 
 // ProcessStats are the operator loop's counters.
@@ -164,7 +168,11 @@ func Process(ctx context.Context, cfg ProcessConfig, stats *ProcessStats) error 
 			p.dropAll.Store(true)
 		}
 	}
-	sess, err := kgo.NewGroupTransactSession(
+	var opts []kgo.Opt
+	if cfg.SessionTimeout > 0 {
+		opts = append(opts, kgo.SessionTimeout(cfg.SessionTimeout))
+	}
+	sess, err := kgo.NewGroupTransactSession(append(opts,
 		kgo.SeedBrokers(cfg.Brokers...),
 		kgo.ConsumerGroup(cfg.Group),
 		kgo.ConsumeTopics(schemas.TopicTrades),
@@ -180,7 +188,7 @@ func Process(ctx context.Context, cfg ProcessConfig, stats *ProcessStats) error 
 		kgo.FetchMaxPartitionBytes(MaxRecordBytes),
 		kgo.ProducerLinger(2*time.Millisecond),
 		kgo.FetchMaxWait(200*time.Millisecond),
-	)
+	)...)
 	if err != nil {
 		return fmt.Errorf("cannot create operator consumer: %w", err)
 	}

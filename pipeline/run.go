@@ -38,6 +38,9 @@ type RunConfig struct {
 	Partitions  int
 	InstanceID  string
 	Operators   operators.Config
+	// SessionTimeout is the operators' group session timeout
+	// (ProcessConfig.SessionTimeout); 0 = its default.
+	SessionTimeout time.Duration
 	// Roles to run; all when empty: "ingest", "process", "views", "parquet"
 	// (the Parquet sink, when DataDir is set). Other roles of the process
 	// (the alert stages) run beside Run; their names are ignored here.
@@ -50,9 +53,9 @@ type RunConfig struct {
 	// record their topics held when the views role started (readiness of
 	// an API instance).
 	ViewsReady chan struct{}
-	Stats     *Stats
-	Proc      *ProcessStats
-	Logger    *slog.Logger
+	Stats      *Stats
+	Proc       *ProcessStats
+	Logger     *slog.Logger
 	// Now is the wall clock used only to place a live simulation in time.
 	Now func() time.Time
 	// Progress, when set, is called by each ingest loop after every commit.
@@ -137,7 +140,8 @@ func Run(ctx context.Context, cfg RunConfig) error {
 	}
 	if has("process") {
 		g.Go(func() error {
-			return Process(gctx, ProcessConfig{Brokers: brokers, InstanceID: cfg.InstanceID, TxnSuffix: txnSuffix, Operators: cfg.Operators, Stats: cfg.Stats, Logger: log}, cfg.Proc)
+			return Process(gctx, ProcessConfig{Brokers: brokers, InstanceID: cfg.InstanceID, TxnSuffix: txnSuffix, Operators: cfg.Operators, Stats: cfg.Stats, Logger: log,
+				SessionTimeout: cfg.SessionTimeout}, cfg.Proc)
 		})
 	}
 	if has("views") && cfg.Views != nil {

@@ -138,6 +138,7 @@ func cmdRun(ctx context.Context, name string, fixed []string, args []string) err
 	latCEX := fs.Duration("lateness-cex", operators.DefaultConfig().LatenessCEX, "allowed lateness of exchange trades")
 	latDEX := fs.Duration("lateness-onchain-dex", operators.DefaultConfig().LatenessOnchainDEX, "allowed lateness of EVM DEX trades")
 	latSol := fs.Duration("lateness-solana-dex", operators.DefaultConfig().LatenessSolanaDEX, "allowed lateness of Solana DEX trades")
+	session := fs.Duration("group-session-timeout", 45*time.Second, "how long the operators' consumer group waits for a silent instance before moving its partitions to the others (6s to 5m; the brokers' group.min/max.session.timeout.ms bound it too)")
 	roles := fs.String("roles", "", "comma-separated roles to run: ingest, process, views, parquet, alerts (default all); the query API runs with views")
 	opsAddr := fs.String("ops-addr", "", "address of the operations port: /healthz, /readyz (caught-up consumption) and /metrics of the process's roles; empty turns it off")
 	readyLag := fs.Int64("ready-lag", 10_000, "readiness: the most records a role's consumer group may be behind and still be ready")
@@ -160,6 +161,9 @@ func cmdRun(ctx context.Context, name string, fixed []string, args []string) err
 		if _, err := pipeline.ParseSourceSpec(s); err != nil {
 			return err
 		}
+	}
+	if *session < 6*time.Second || *session > 5*time.Minute {
+		return fmt.Errorf("cannot use --group-session-timeout %s: accepted range 6s to 5m", *session)
 	}
 	var rl []string
 	if *roles != "" {
@@ -236,10 +240,10 @@ func cmdRun(ctx context.Context, name string, fixed []string, args []string) err
 	go func() {
 		errc <- pipeline.Run(ctx, pipeline.RunConfig{
 			DataDir: *dataDir, Sources: srcs, ReplaySpeed: sp, Brokers: bl, KafkaListen: *listen,
-			Partitions: *partitions, InstanceID: *instance, Operators: ocfg, Roles: rl,
+			Partitions: *partitions, InstanceID: *instance, Operators: ocfg, Roles: rl, SessionTimeout: *session,
 			Views: v, SideViews: []pipeline.SideView{pipeline.ViewOf(sidetopic.PoolEvents, lv.ApplyRecord)},
 			ViewsReady: viewsReady,
-			Stats: stats, Proc: proc, Logger: log, Progress: progress.update,
+			Stats:      stats, Proc: proc, Logger: log, Progress: progress.update,
 			Parquet: pipeline.ParquetSinkConfig{Every: hourlyRetention(*dataDir, log)},
 			BrokerReady: func(b []string) {
 				startLive(ctx, live, len(bl) > 0, stats, log)(b)

@@ -1,0 +1,605 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	_ "github.com/duckdb/duckdb-go/v2"
+	_ "github.com/jackc/pgx/v5/stdlib"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/marketintel/mi/internal/fixtures"
+	"github.com/marketintel/mi/internal/kafkacluster"
+	"github.com/marketintel/mi/pipeline"
+	"github.com/marketintel/mi/pipeline/probe"
+	"github.com/marketintel/mi/schemas"
+)
+
+// clusterCapture is the real capture the cluster suite replays: Binance spot
+// BTCUSDT and ETHUSDT, 2024-08-08 23:54 to 2024-08-09 00:05 (34,419 trades
+// over UTC midnight, so the first day's Parquet day files are compacted).
+func clusterCapture(t *testing.T) string {
+	var paths []string
+	for _, f := range []string{"binance_spot_BTCUSDT_ws_raw_2024-08-08.txt.gz", "binance_spot_BTCUSDT_ws_raw_2024-08-09.txt.gz",
+		"binance_spot_ETHUSDT_ws_raw_2024-08-08.txt.gz", "binance_spot_ETHUSDT_ws_raw_2024-08-09.txt.gz"} {
+		paths = append(paths, fixtures.Path(t, "trades/"+f))
+	}
+	return "replay:" + strings.Join(paths, ",")
+}
+
+// apiQueries are the answers two API instances must agree on: live views
+// (documents, summary, rankings) and history (candles and datasets from the
+// shared day files).
+var apiQueries = []string{
+	"/api/v1/intelligence/BTCUSD?window=1m", "/api/v1/intelligence/BTCUSD?window=5m", "/api/v1/intelligence/ETHUSD?window=15m",
+	"/api/v1/intelligence/summary?window=5m", "/api/v1/intelligence/top-momentum?window=1m", "/api/v1/intelligence/events",
+	"/api/v1/intelligence/candles/BTCUSD?interval=1m&from=2024-08-08T23:50:00Z&to=2024-08-09T00:10:00Z",
+	"/api/v1/intelligence/candles/ETHUSD?interval=5m&from=2024-08-08T23:50:00Z&to=2024-08-09T00:10:00Z",
+	"/api/v1/datasets",
+}
+
+// TestRolesOnKafkaClusterSurviveCrashes runs every role as its own mi
+// process on a three-node Apache Kafka cluster — one ingest, two
+// processing instances in one consumer group, two API instances, one
+// Parquet sink, one alert outbox and dispatcher — over a real capture. While
+// the capture plays, a processing instance is killed with SIGKILL (its
+// partitions move to the other), the broker leading mi.trades.v1[0] is killed
+// with SIGKILL and restarted, and an API instance is killed and started
+// again. At the end the candles, documents, signal changes, dead letters and
+// Parquet history equal those of an embedded single-process run of the same
+// capture (day files byte for byte), both API instances answer exactly as
+// the single process does, and the alert outbox holds every event once.
+func TestRolesOnKafkaClusterSurviveCrashes(t *testing.T) {
+	capture := clusterCapture(t)
+	ref := referenceRun(t, capture)
+	t.Logf("reference (embedded, one process): %d candles, %d documents, %d signal changes, %d events",
+		len(ref.out.candles), len(ref.out.docs), len(ref.changes), len(ref.events))
+	if len(ref.out.candles) < 20 || len(ref.out.docs) < 1000 || len(ref.changes) < 1 {
+		t.Fatalf("reference run produced too little to compare")
+	}
+
+	kc := kafkacluster.Start(t, 3)
+	brokers := strings.Join(kc.Brokers, ",")
+	pg := postgresSchema(t)
+	shared := filepath.Join(t.TempDir(), "history") // the day-file volume: the sink writes, the API instances read
+	scratch := t.TempDir()
+	role := func(name, cmd string, args ...string) *roleProc {
+		return startRole(t, name, cmd, append([]string{"--kafka-brokers", brokers}, args...)...)
+	}
+	procA := role("process-a", "process", "--instance-id", "process-a", "--group-session-timeout", "6s", "--data-dir", filepath.Join(scratch, "a"))
+	procB := role("process-b", "process", "--instance-id", "process-b", "--group-session-timeout", "6s", "--data-dir", filepath.Join(scratch, "b"))
+	sink := role("sink", "sink", "--data-dir", shared)
+	dispatch := role("alerts", "alerts", "--database-url", pg, "--data-dir", filepath.Join(scratch, "alerts"))
+	apiArgs := []string{"--data-dir", shared, "--database-url", pg}
+	apiA := role("serve-a", "serve", apiArgs...)
+	apiB := role("serve-b", "serve", apiArgs...)
+	for _, p := range []*roleProc{procA, procB, sink, dispatch, apiA, apiB} {
+		p.waitReady(t, 2*time.Minute)
+	}
+	ingest := role("ingest", "ingest", "--source", capture, "--replay-speed", "15", "--data-dir", filepath.Join(scratch, "ingest"))
+	ingest.waitReady(t, time.Minute)
+
+	// Faults, while the capture plays (about 45 s at 15x).
+	waitMetric(t, procA, `mi_operator_events_total{kind="trades"}`, 2000, time.Minute)
+	procA.kill(t)
+	t.Logf("SIGKILL processing instance a; its partitions go to b after the 6 s session timeout")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	leader, err := kc.Leader(ctx, schemas.TopicTrades, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * time.Second)
+	kc.Kill(leader)
+	t.Logf("SIGKILL Kafka node %d (leader of %s[0])", leader, schemas.TopicTrades)
+	time.Sleep(3 * time.Second)
+	kc.Restart(leader)
+	t.Logf("Kafka node %d restarted", leader)
+	apiA.kill(t)
+	apiA = role("serve-a", "serve", apiArgs...)
+	apiA.waitReady(t, 2*time.Minute)
+	t.Logf("API instance a killed and started again")
+
+	cl := kc.Brokers
+	waitDone(t, cl, 5*time.Minute)
+	if err := kc.WaitInSync(ctx); err != nil {
+		t.Fatalf("after the broker restart: %v", err)
+	}
+	waitGroupLag(t, cl, pipeline.ParquetGroup, pipeline.ParquetTopics, 2*time.Minute)
+	waitGroupLag(t, cl, pipeline.OutboxGroup, []string{schemas.TopicEvents}, 2*time.Minute)
+	if n := procB.metric(t, `mi_operator_events_total{kind="trades"}`); n == 0 {
+		t.Errorf("processing instance b consumed no trade: the group never moved a's partitions")
+	}
+	sink.stop(t) // its last flush: everything consumed is in part files, closed days compacted
+
+	// Topics.
+	got := clusterOutputs(t, cl)
+	sameRecords(t, "candles", ref.out.candles, got.out.candles, &schemas.Candle{})
+	sameRecords(t, "documents", ref.out.docs, got.out.docs, &schemas.IntelligenceDocument{})
+	sameRecords(t, "signal changes", ref.changes, got.changes, &schemas.SignalChange{})
+	sameRecords(t, "dead letters", ref.out.dlq, got.out.dlq, &schemas.Trade{})
+	sameRecords(t, "alert events", ref.events, got.events, nil)
+	t.Logf("cluster run: %d records produced twice by the crashes (identical copies)", got.out.copies)
+
+	// Parquet: day files byte for byte, open days' staged rows as a set.
+	refDays, gotDays := dayFiles(t, ref.dir), dayFiles(t, shared)
+	if len(refDays) == 0 {
+		t.Errorf("the reference run compacted no day file")
+	}
+	for rel, b := range refDays {
+		if g, ok := gotDays[rel]; !ok {
+			t.Errorf("day file %s: missing from the cluster run", rel)
+		} else if !bytes.Equal(b, g) {
+			t.Errorf("day file %s differs: %d bytes in the reference, %d in the cluster run", rel, len(b), len(g))
+		}
+	}
+	for rel := range gotDays {
+		if _, ok := refDays[rel]; !ok {
+			t.Errorf("day file %s: only in the cluster run", rel)
+		}
+	}
+	refRows, gotRows := readHistoryRows(t, ref.dir), readHistoryRows(t, shared)
+	for ds, rows := range refRows {
+		sameRecords(t, "Parquet "+ds, rows, gotRows[ds], nil)
+	}
+
+	// The API instances: both answer as the single process does.
+	for _, q := range apiQueries {
+		want := ref.answers[q]
+		a, b := apiA.get(t, q), apiB.get(t, q)
+		if a != b {
+			t.Errorf("GET %s: the two API instances differ:\na: %.600s\nb: %.600s", q, a, b)
+		}
+		if a != want {
+			t.Errorf("GET %s: the cluster's answer differs from the single process's:\ncluster: %.600s\nsingle:  %.600s", q, a, want)
+		}
+	}
+
+	// The alert outbox holds each event of mi.events.v1 once.
+	db, err := sql.Open("pgx", pg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var stored int
+	if err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM alert_events`).Scan(&stored); err != nil {
+		t.Fatalf("cannot count the outbox's events: %v", err)
+	}
+	if stored != len(got.events) {
+		t.Errorf("alert outbox holds %d events, mi.events.v1 has %d distinct", stored, len(got.events))
+	}
+	t.Logf("%d candles, %d documents, %d signal changes, %d alert events, %d day files identical; %d API answers identical",
+		len(got.out.candles), len(got.out.docs), len(got.changes), len(got.events), len(refDays), len(apiQueries))
+}
+
+// reference is what the embedded single-process run left: topic outputs,
+// its data directory, and its API's answers.
+type reference struct {
+	out             runOutputs
+	changes, events [][]byte
+	dir             string
+	answers         map[string]string
+}
+
+// referenceRun replays capture through one mi run on the embedded broker at
+// full speed, waits until every role has consumed it, and records the
+// outputs; then it starts mi run again on the same data (nothing left to
+// do) to take the API's answers over the flushed day files.
+func referenceRun(t *testing.T, capture string) reference {
+	t.Helper()
+	ref := reference{dir: filepath.Join(t.TempDir(), "reference"), answers: map[string]string{}}
+	port := freePort(t)
+	brokers := []string{"127.0.0.1:" + strconv.Itoa(port)}
+	p := startMi(t, ref.dir, port, "--source", capture)
+	waitDone(t, brokers, 3*time.Minute)
+	waitGroupLag(t, brokers, pipeline.ParquetGroup, pipeline.ParquetTopics, 2*time.Minute)
+	waitGroupLag(t, brokers, pipeline.OutboxGroup, []string{schemas.TopicEvents}, 2*time.Minute)
+	o := clusterOutputs(t, brokers)
+	ref.out, ref.changes, ref.events = o.out, o.changes, o.events
+	p.stop(t)
+	httpPort := freePort(t)
+	cmd := exec.Command(miBinary(t), "run", "--data-dir", ref.dir, "--http-addr", "127.0.0.1:"+strconv.Itoa(httpPort),
+		"--kafka-listen", "127.0.0.1:"+strconv.Itoa(port), "--log-format", "json", "--source", capture)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	again := &miProc{cmd: cmd, out: &out}
+	defer again.stop(t)
+	api := &roleProc{name: "reference", http: "127.0.0.1:" + strconv.Itoa(httpPort)}
+	// The views are rebuilt once the documents' answers stop changing.
+	deadline := time.Now().Add(time.Minute)
+	for {
+		prev := api.tryGet(apiQueries[0])
+		time.Sleep(time.Second)
+		if cur := api.tryGet(apiQueries[0]); cur != "" && cur == prev && !strings.Contains(cur, `"no_data"`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the reference API did not serve %s:\n%s", apiQueries[0], out.String())
+		}
+	}
+	for _, q := range apiQueries {
+		ref.answers[q] = api.get(t, q)
+	}
+	return ref
+}
+
+// outputs are a run's distinct topic records.
+type outputs struct {
+	out             runOutputs
+	changes, events [][]byte
+}
+
+func clusterOutputs(t *testing.T, brokers []string) outputs {
+	t.Helper()
+	var o outputs
+	o.out = collect(t, brokers)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	o.changes = distinctByValue(readAll(ctx, brokers, schemas.TopicSignalChanges))
+	o.events = distinctByValue(readAll(ctx, brokers, schemas.TopicEvents))
+	return o
+}
+
+func distinctByValue(rs []*kgo.Record) [][]byte {
+	seen := map[string]bool{}
+	var out [][]byte
+	for _, r := range rs {
+		if !seen[string(r.Value)] {
+			seen[string(r.Value)] = true
+			out = append(out, r.Value)
+		}
+	}
+	slices.SortFunc(out, bytes.Compare)
+	return out
+}
+
+
+// sameRecords fails the test unless the two sorted sets are equal.
+func sameRecords(t *testing.T, what string, want, got [][]byte, m proto.Message) {
+	t.Helper()
+	if len(want) != len(got) {
+		t.Errorf("%s: cluster run has %d, reference %d", what, len(got), len(want))
+	}
+	for i := range min(len(want), len(got)) {
+		if !bytes.Equal(want[i], got[i]) {
+			if m != nil {
+				t.Errorf("%s: record %d differs:\nreference: %s\ncluster:   %s", what, i, textOf(want[i], m), textOf(got[i], m))
+			} else {
+				t.Errorf("%s: record %d differs:\nreference: %s\ncluster:   %s", what, i, want[i], got[i])
+			}
+			return
+		}
+	}
+}
+
+// waitGroupLag waits until a consumer group has committed every record of
+// the topics (up to the transaction markers after them).
+func waitGroupLag(t *testing.T, brokers []string, group string, topics []string, timeout time.Duration) {
+	t.Helper()
+	lag, err := probe.NewLag(brokers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lag.Close()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	deadline := time.Now().Add(timeout)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		// Caught up when the committed offsets are at the last stable
+		// offsets: everything after them is a transaction marker at most.
+		ends, err := adm.ListCommittedOffsets(ctx, topics...)
+		var behind string
+		if err == nil {
+			got, ferr := adm.FetchOffsets(ctx, group)
+			err = ferr
+			ends.Each(func(o kadm.ListedOffset) {
+				if err != nil || o.Offset == 0 {
+					return
+				}
+				c, ok := got.Lookup(o.Topic, o.Partition)
+				if !ok || c.At < o.Offset-1 {
+					behind = fmt.Sprintf("%s[%d] committed %d of %d", o.Topic, o.Partition, c.At, o.Offset)
+				}
+			})
+		}
+		cancel()
+		if err == nil && behind == "" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("group %s did not catch up within %s: %s (%v)", group, timeout, behind, err)
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+}
+
+// roleProc is one mi role process with its operations port.
+type roleProc struct {
+	name, http, ops string
+	cmd             *exec.Cmd
+	log             string
+}
+
+// startRole starts mi cmd args with free HTTP and operations ports, its
+// output in a log file of the test. The process is in its own process group
+// and dies with the test binary (Pdeathsig); it is stopped when the test
+// ends.
+func startRole(t *testing.T, name, cmd string, args ...string) *roleProc {
+	t.Helper()
+	p := &roleProc{name: name, http: "127.0.0.1:" + strconv.Itoa(freePort(t)), ops: "127.0.0.1:" + strconv.Itoa(freePort(t))}
+	p.log = filepath.Join(t.TempDir(), name+".log")
+	f, err := os.Create(p.log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := append([]string{cmd, "--http-addr", p.http, "--ops-addr", p.ops, "--log-format", "json"}, args...)
+	c := exec.Command(miBinary(t), all...)
+	c.Stdout, c.Stderr = f, f
+	c.Env = append(os.Environ(), "MI_ALERTS_KEY="+strings.Repeat("ab", 32))
+	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := c.Start(); err != nil {
+		t.Fatalf("cannot start mi %s: %v", cmd, err)
+	}
+	f.Close()
+	p.cmd = c
+	t.Cleanup(func() {
+		p.stop(t)
+		if t.Failed() {
+			b, _ := os.ReadFile(p.log)
+			lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+			t.Logf("--- %s (mi %s), last lines:\n%s", name, cmd, strings.Join(lines[max(0, len(lines)-25):], "\n"))
+		}
+	})
+	return p
+}
+
+func (p *roleProc) kill(t *testing.T) {
+	t.Helper()
+	if p.cmd.ProcessState == nil {
+		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+		_ = p.cmd.Wait()
+	}
+}
+
+func (p *roleProc) stop(t *testing.T) {
+	t.Helper()
+	if p.cmd == nil || p.cmd.ProcessState != nil {
+		return
+	}
+	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { _ = p.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+		<-done
+	}
+}
+
+// waitReady waits until the process's /readyz answers 200.
+func (p *roleProc) waitReady(t *testing.T, timeout time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	last := ""
+	for time.Now().Before(deadline) {
+		if p.cmd.ProcessState != nil {
+			t.Fatalf("%s exited: %v", p.name, p.cmd.ProcessState)
+		}
+		resp, err := http.Get("http://" + p.ops + "/readyz")
+		if err == nil {
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return
+			}
+			last = string(b)
+		} else {
+			last = err.Error()
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Fatalf("%s not ready within %s: %s", p.name, timeout, last)
+}
+
+var metricLine = regexp.MustCompile(`(?m)^(\S+) (\S+)$`)
+
+// metric returns one series of the process's /metrics, 0 when absent.
+func (p *roleProc) metric(t *testing.T, series string) float64 {
+	t.Helper()
+	resp, err := http.Get("http://" + p.ops + "/metrics")
+	if err != nil {
+		return 0
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	for _, m := range metricLine.FindAllStringSubmatch(string(b), -1) {
+		if m[1] == series {
+			v, _ := strconv.ParseFloat(m[2], 64)
+			return v
+		}
+	}
+	return 0
+}
+
+func waitMetric(t *testing.T, p *roleProc, series string, atLeast float64, timeout time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for p.metric(t, series) < atLeast {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: %s did not reach %v within %s", p.name, series, atLeast, timeout)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// wallClockFields are the answer fields taken from the wall clock.
+var wallClockFields = regexp.MustCompile(`"generatedAt":"[^"]*"`)
+
+// tryGet returns the body of a GET of the API, wall-clock fields blanked,
+// or "" when it fails.
+func (p *roleProc) tryGet(path string) string {
+	resp, err := http.Get("http://" + p.http + path)
+	if err != nil {
+		return ""
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return ""
+	}
+	return strconv.Itoa(resp.StatusCode) + " " + wallClockFields.ReplaceAllString(string(b), `"generatedAt":"-"`)
+}
+
+func (p *roleProc) get(t *testing.T, path string) string {
+	t.Helper()
+	s := p.tryGet(path)
+	if s == "" {
+		t.Fatalf("%s: GET %s failed", p.name, path)
+	}
+	return s
+}
+
+// postgresSchema returns the URL of a fresh schema in database
+// mi_cluster_test of the local PostgreSQL (scripts/install.d/postgres.sh),
+// dropped when the test ends. An unreachable server fails the test.
+func postgresSchema(t *testing.T) string {
+	t.Helper()
+	const server = "postgres://postgres@127.0.0.1:5432/"
+	ctx := context.Background()
+	admin, err := sql.Open("pgx", server+"postgres?sslmode=disable")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	if err := admin.PingContext(ctx); err != nil {
+		t.Fatalf("PostgreSQL at 127.0.0.1:5432 is required (scripts/install.d/postgres.sh): %v", err)
+	}
+	var n int
+	if err := admin.QueryRowContext(ctx, `SELECT COUNT(*) FROM pg_database WHERE datname = 'mi_cluster_test'`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n == 0 {
+		if _, err := admin.ExecContext(ctx, `CREATE DATABASE mi_cluster_test`); err != nil && !strings.Contains(err.Error(), "already exists") {
+			t.Fatal(err)
+		}
+	}
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	schema := "c_" + hex.EncodeToString(b)
+	base := server + "mi_cluster_test?sslmode=disable"
+	setup, err := sql.Open("pgx", base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := setup.ExecContext(ctx, `CREATE SCHEMA `+schema); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_, _ = setup.ExecContext(context.Background(), `DROP SCHEMA `+schema+` CASCADE`)
+		setup.Close()
+	})
+	return base + "&search_path=" + schema
+}
+
+// dayFiles returns the bytes of every compacted day file under dir, by
+// path relative to dir.
+func dayFiles(t *testing.T, dir string) map[string][]byte {
+	t.Helper()
+	out := map[string][]byte{}
+	for _, ds := range []string{"candles", "signals", "trades", "signal_changes"} {
+		_ = filepath.WalkDir(filepath.Join(dir, ds), func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(p, ".parquet") {
+				return nil
+			}
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rel, _ := filepath.Rel(dir, p)
+			out[rel] = b
+			return nil
+		})
+	}
+	return out
+}
+
+// readHistoryRows returns the distinct rows of each Parquet dataset under
+// dir (day files and staged parts alike), rendered as text and sorted.
+func readHistoryRows(t *testing.T, dir string) map[string][][]byte {
+	t.Helper()
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	out := map[string][][]byte{}
+	for _, ds := range []string{"candles", "signals", "trades", "signal_changes"} {
+		var files []string
+		for _, root := range []string{filepath.Join(dir, ds), filepath.Join(dir, "staging", ds)} {
+			_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+				if err == nil && !d.IsDir() && strings.HasSuffix(p, ".parquet") {
+					files = append(files, "'"+p+"'")
+				}
+				return nil
+			})
+		}
+		if len(files) == 0 {
+			t.Errorf("no Parquet files of %s under %s", ds, dir)
+			continue
+		}
+		rows, err := db.Query("SELECT DISTINCT * FROM read_parquet([" + strings.Join(files, ",") + "], hive_partitioning = true, union_by_name = true) ORDER BY ALL")
+		if err != nil {
+			t.Fatalf("cannot read the %s dataset: %v", ds, err)
+		}
+		cols, _ := rows.Columns()
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		for rows.Next() {
+			if err := rows.Scan(ptrs...); err != nil {
+				t.Fatal(err)
+			}
+			var b strings.Builder
+			for i, v := range vals {
+				fmt.Fprintf(&b, "%s=%v ", cols[i], v)
+			}
+			out[ds] = append(out[ds], []byte(b.String()))
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		rows.Close()
+	}
+	return out
+}
