@@ -276,7 +276,6 @@ func distinctByValue(rs []*kgo.Record) [][]byte {
 	return out
 }
 
-
 // sameRecords fails the test unless the two sorted sets are equal.
 func sameRecords(t *testing.T, what string, want, got [][]byte, m proto.Message) {
 	t.Helper()
