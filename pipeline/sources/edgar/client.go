@@ -63,7 +63,7 @@ func (c *Client) Get(ctx context.Context, rawURL string) ([]byte, Source, error)
 func (c *Client) Tickers(ctx context.Context) (*Tickers, error) {
 	ttl := time.Duration(c.cfg.TTL.Tickers)
 	c.mu.Lock()
-	if c.tickers != nil && c.cfg.Now().Sub(c.tickersAt) < ttl {
+	if c.tickers != nil && c.f.now().Sub(c.tickersAt) < ttl {
 		t := c.tickers
 		c.mu.Unlock()
 		return t, nil
@@ -184,7 +184,7 @@ func (c *Client) FilingsSince(ctx context.Context, cik CIK, since string) (*Subm
 }
 
 // CompanyFacts returns a registrant's XBRL companyfacts JSON, undecoded
-// (see pipeline/sources/edgar/xbrl).
+// (operators/fundamentals.Decode reads it).
 func (c *Client) CompanyFacts(ctx context.Context, cik CIK) ([]byte, Source, error) {
 	r, err := c.f.get(ctx, c.cfg.CompanyFactsURL(cik), time.Duration(c.cfg.TTL.CompanyFacts))
 	if err != nil {
@@ -206,17 +206,30 @@ func (c *Client) FilingIndex(ctx context.Context, cik CIK, acc Accession) (*Inde
 	return ix, sourceOf(r), nil
 }
 
-// Header returns the SEC-HEADER of a filing, reading its complete
-// submission text file only up to the end of the header.
+// maxHeaderSource bounds the complete submission read for its header when
+// the .hdr.sgml file is missing.
+const maxHeaderSource = 64 << 20
+
+// Header returns the SEC-HEADER of a filing: from <acc>.hdr.sgml, the
+// header alone, or when EDGAR has no such file from the complete
+// submission text file (up to 64 MiB).
 func (c *Client) Header(ctx context.Context, cik CIK, acc Accession) (*Header, Source, error) {
-	u := c.cfg.FullTextURL(cik, acc)
-	r, err := c.f.getKeyed(ctx, u, u+"#sec-header", time.Duration(c.cfg.TTL.Archives), readHeaderBytes)
+	ttl := time.Duration(c.cfg.TTL.Archives)
+	r, err := c.f.get(ctx, c.cfg.FolderURL(cik, acc)+string(acc)+".hdr.sgml", ttl)
+	if err == nil {
+		if h, perr := ParseHeader(r.Body); perr == nil {
+			return h, sourceOf(r), nil
+		}
+	}
+	if err == nil || errors.Is(err, ErrNotFound) {
+		r, err = c.f.getLimited(ctx, c.cfg.FullTextURL(cik, acc), ttl, min(maxHeaderSource, c.cfg.MaxBodyBytes))
+	}
 	if err != nil {
 		return nil, Source{}, err
 	}
 	h, err := ParseHeader(r.Body)
 	if err != nil {
-		return nil, sourceOf(r), fmt.Errorf("cannot read %s: %w", u, err)
+		return nil, sourceOf(r), fmt.Errorf("cannot read %s: %w", r.URL, err)
 	}
 	return h, sourceOf(r), nil
 }

@@ -13,17 +13,47 @@ import (
 	"testing"
 	"time"
 
+	"github.com/marketintel/mi/pipeline/sources"
+	"github.com/marketintel/mi/pipeline/sources/clock"
 	"github.com/marketintel/mi/pipeline/sources/edgar"
 	"github.com/marketintel/mi/pipeline/sources/edgar/edgartest"
+	"github.com/marketintel/mi/pipeline/sources/poll"
 )
 
 const testUA = "mi-tests tests@example.com"
+
+// testClock tells a settable time; its timers are real (the retries of a
+// test wait a few milliseconds).
+type testClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *testClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *testClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
+
+func (c *testClock) NewTimer(d time.Duration) clock.Timer { return clock.System.NewTimer(d) }
+
+// hosts are rate limits of the tests' own, so tests do not share the
+// process's buckets: the local server gets 200 requests per second.
+func testHosts(rate float64, burst int) *poll.Hosts {
+	return poll.NewHosts(nil, sources.HTTPConfig{Hosts: map[string]sources.Limit{"127.0.0.1": {Rate: rate, Burst: burst}}})
+}
 
 func newClient(t *testing.T, srv *edgartest.Server, mod func(*edgar.Config)) *edgar.Client {
 	t.Helper()
 	cfg := edgar.Config{
 		Endpoints: edgar.Endpoints{WWW: srv.URL, Data: srv.URL},
-		UserAgent: testUA,
+		HTTP:      poll.NewClient(sources.HTTPConfig{UserAgent: testUA}, poll.Options{Hosts: testHosts(200, 20)}),
 		CacheDir:  t.TempDir(),
 		RetryMin:  edgar.Duration(10 * time.Millisecond),
 		RetryMax:  edgar.Duration(50 * time.Millisecond),
@@ -31,6 +61,10 @@ func newClient(t *testing.T, srv *edgartest.Server, mod func(*edgar.Config)) *ed
 	}
 	if mod != nil {
 		mod(&cfg)
+		if cfg.Clock != nil {
+			// One clock for the cache ages and poll's Retry-After times.
+			cfg.HTTP = poll.NewClient(sources.HTTPConfig{UserAgent: testUA}, poll.Options{Hosts: testHosts(200, 20), Clock: cfg.Clock})
+		}
 	}
 	c, err := edgar.New(cfg)
 	if err != nil {
@@ -39,17 +73,19 @@ func newClient(t *testing.T, srv *edgartest.Server, mod func(*edgar.Config)) *ed
 	return c
 }
 
-func TestConfigRejectsBadValues(t *testing.T) {
-	for _, cfg := range []edgar.Config{
-		{UserAgent: ""},
-		{UserAgent: "no contact"},
-		{UserAgent: testUA, RequestsPerSecond: 11},
-		{UserAgent: testUA, RequestsPerSecond: -1},
-		{UserAgent: testUA, Endpoints: edgar.Endpoints{WWW: "ftp://x"}},
-	} {
-		if _, err := edgar.New(cfg); err == nil {
-			t.Errorf("New(%+v) accepted", cfg)
-		}
+func TestConfig(t *testing.T) {
+	if _, err := edgar.New(edgar.Config{UserAgent: testUA, Endpoints: edgar.Endpoints{WWW: "ftp://x"}}); err == nil {
+		t.Error("an ftp endpoint was accepted")
+	}
+	// A User-Agent without a contact is sent (the operator's choice) but
+	// warned about: the SEC refuses undeclared clients.
+	var logs bytes.Buffer
+	if _, err := edgar.New(edgar.Config{UserAgent: "no contact", Logger: slog.New(slog.NewTextHandler(&logs, nil)),
+		HTTP: poll.NewClient(sources.HTTPConfig{UserAgent: "no contact"}, poll.Options{Hosts: testHosts(1, 1)})}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(logs.String(), "names no contact") {
+		t.Errorf("no warning: %q", logs.String())
 	}
 	var c edgar.Config
 	if err := json.Unmarshal([]byte(`{"userAgent":"a b@c.d","ttl":{"submissions":"5m"}}`), &c); err != nil || time.Duration(c.TTL.Submissions) != 5*time.Minute {
@@ -63,7 +99,7 @@ func TestConfigRejectsBadValues(t *testing.T) {
 // The whole client against the replayed captures: ticker → CIK,
 // submissions, companyfacts, header, index, documents, ownership XML, feed.
 func TestClientEndToEnd(t *testing.T) {
-	srv := edgartest.New(t, nil)
+	srv := edgartest.New(t)
 	c := newClient(t, srv, nil)
 	ctx := context.Background()
 
@@ -150,14 +186,12 @@ func TestClientEndToEnd(t *testing.T) {
 // the same directory); past it the client revalidates with If-None-Match
 // and a 304 costs no body.
 func TestCacheTTLAndRevalidation(t *testing.T) {
-	srv := edgartest.New(t, nil)
+	srv := edgartest.New(t)
 	dir := t.TempDir()
-	now := time.Date(2026, 3, 5, 12, 0, 0, 0, time.UTC)
-	var mu sync.Mutex
-	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
+	clk := &testClock{now: time.Date(2026, 3, 5, 12, 0, 0, 0, time.UTC)}
+	advance := clk.Advance
 	mk := func() *edgar.Client {
-		return newClient(t, srv, func(c *edgar.Config) { c.CacheDir = dir; c.Now = clock })
+		return newClient(t, srv, func(c *edgar.Config) { c.CacheDir = dir; c.Clock = clk })
 	}
 	const path = "/submissions/CIK0000320193.json"
 	c := mk()
@@ -166,12 +200,12 @@ func TestCacheTTLAndRevalidation(t *testing.T) {
 		t.Fatal(err)
 	}
 	advance(5 * time.Minute)
-	if _, src, err := mk().Submissions(ctx, 320193); err != nil || srv.Hits(path) != 1 || !src.FetchedAt.Equal(now.Add(-5*time.Minute)) {
+	if _, src, err := mk().Submissions(ctx, 320193); err != nil || srv.Hits(path) != 1 || !src.FetchedAt.Equal(clk.Now().Add(-5*time.Minute)) {
 		t.Fatalf("within the TTL: hits %d, source %+v, err %v", srv.Hits(path), src, err)
 	}
 	advance(6 * time.Minute) // 11 minutes > the 10-minute submissions TTL
 	s, src, err := c.Submissions(ctx, 320193)
-	if err != nil || len(s.Filings) != 1005 || srv.Hits(path) != 2 || !src.FetchedAt.Equal(now) {
+	if err != nil || len(s.Filings) != 1005 || srv.Hits(path) != 2 || !src.FetchedAt.Equal(clk.Now()) {
 		t.Fatalf("past the TTL: hits %d, source %+v, err %v", srv.Hits(path), src, err)
 	}
 	if st := c.Status(); st.NotModified != 1 {
@@ -208,9 +242,9 @@ func TestRetries(t *testing.T) {
 		name       string
 		status     int
 		retryAfter string
-	}{{"429", 429, "0"}, {"403", 403, ""}, {"503", 503, "0"}, {"truncated", 0, ""}} {
+	}{{"429", 429, "0"}, {"403", 403, ""}, {"503", 503, "0"}, {"500", 500, ""}, {"truncated", 0, ""}} {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := edgartest.New(t, nil)
+			srv := edgartest.New(t)
 			c := newClient(t, srv, nil)
 			const path = "/submissions/CIK0001318605.json"
 			srv.Fail(path, tc.status, tc.retryAfter, 2)
@@ -228,11 +262,9 @@ func TestRetries(t *testing.T) {
 // Past MaxAttempts the error says why; with a cached copy the client
 // serves it marked stale; a 404 is remembered.
 func TestFailuresAndStale(t *testing.T) {
-	srv := edgartest.New(t, nil)
-	now := time.Date(2026, 3, 5, 12, 0, 0, 0, time.UTC)
-	var mu sync.Mutex
-	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	c := newClient(t, srv, func(c *edgar.Config) { c.Now = clock; c.MaxAttempts = 2 })
+	srv := edgartest.New(t)
+	clk := &testClock{now: time.Date(2026, 3, 5, 12, 0, 0, 0, time.UTC)}
+	c := newClient(t, srv, func(c *edgar.Config) { c.Clock = clk; c.MaxAttempts = 2 })
 	ctx := context.Background()
 	const path = "/submissions/CIK0001318605.json"
 
@@ -240,7 +272,7 @@ func TestFailuresAndStale(t *testing.T) {
 	if _, _, err := c.Submissions(ctx, 1318605); !errors.Is(err, edgar.ErrRateLimited) {
 		t.Fatalf("err = %v, want ErrRateLimited", err)
 	}
-	srv.Fail(path, 503, "", 2)
+	srv.Fail(path, 500, "", 2)
 	if _, _, err := c.Submissions(ctx, 1318605); !errors.Is(err, edgar.ErrUnreachable) {
 		t.Fatalf("err = %v, want ErrUnreachable", err)
 	}
@@ -253,10 +285,8 @@ func TestFailuresAndStale(t *testing.T) {
 	if st := c.Status(); !st.Reachable {
 		t.Errorf("status after a success = %+v", st)
 	}
-	mu.Lock()
-	now = now.Add(time.Hour)
-	mu.Unlock()
-	srv.Fail(path, 503, "", 2)
+	clk.Advance(time.Hour)
+	srv.Fail(path, 500, "", 2)
 	s, src, err := c.Submissions(ctx, 1318605)
 	if err != nil || !src.Stale || s.Name != "Tesla, Inc." {
 		t.Fatalf("stale: %+v %v", src, err)
@@ -271,9 +301,7 @@ func TestFailuresAndStale(t *testing.T) {
 	}
 	// Malformed bodies are errors naming the format, never panics.
 	srv.Set("/submissions/CIK0001318605.json", []byte(`{"cik":"1318605","filings":{"recent":{"accessionNumber":["x"]`))
-	mu.Lock()
-	now = now.Add(time.Hour)
-	mu.Unlock()
+	clk.Advance(time.Hour)
 	if _, _, err := c.Submissions(ctx, 1318605); !errors.Is(err, edgar.ErrMalformed) || !strings.Contains(err.Error(), "malformed submissions json") {
 		t.Errorf("err = %v, want malformed submissions json", err)
 	}
@@ -281,7 +309,7 @@ func TestFailuresAndStale(t *testing.T) {
 
 // Concurrent requests for one company share one fetch.
 func TestSingleflight(t *testing.T) {
-	srv := edgartest.New(t, nil)
+	srv := edgartest.New(t)
 	c := newClient(t, srv, nil)
 	var wg sync.WaitGroup
 	errs := make(chan error, 16)
@@ -305,13 +333,19 @@ func TestSingleflight(t *testing.T) {
 	}
 }
 
-// The rate limit is shared by every client of the process: two clients
-// asking 20 distinct documents at 10 per second take at least ~1.9 s.
-// (A lower bound only: a loaded machine can only make it slower.)
+// The rate limit is poll's, shared by every client built on the same
+// Hosts (the process's, in production): two EDGAR clients asking 20
+// distinct documents at 10 per second (burst 1) take at least ~1.9 s. (A
+// lower bound only: a loaded machine can only make it slower.)
 func TestRateLimitShared(t *testing.T) {
-	srv := edgartest.New(t, nil)
-	a := newClient(t, srv, func(c *edgar.Config) { c.RequestsPerSecond = 10 })
-	b := newClient(t, srv, func(c *edgar.Config) { c.RequestsPerSecond = 10 })
+	srv := edgartest.New(t)
+	hosts := testHosts(10, 1)
+	a := newClient(t, srv, func(c *edgar.Config) {
+		c.HTTP = poll.NewClient(sources.HTTPConfig{UserAgent: testUA}, poll.Options{Hosts: hosts})
+	})
+	b := newClient(t, srv, func(c *edgar.Config) {
+		c.HTTP = poll.NewClient(sources.HTTPConfig{UserAgent: testUA}, poll.Options{Hosts: hosts})
+	})
 	start := time.Now()
 	var wg sync.WaitGroup
 	for i := 0; i < 20; i++ {
@@ -334,9 +368,9 @@ func TestRateLimitShared(t *testing.T) {
 // A caller whose deadline ends before the cool-down fails fast with
 // ErrRateLimited instead of waiting.
 func TestCoolDownFailsFast(t *testing.T) {
-	srv := edgartest.New(t, nil)
+	srv := edgartest.New(t)
 	c := newClient(t, srv, func(c *edgar.Config) { c.MaxAttempts = 1 })
-	srv.Fail("", 429, "30", 1)
+	srv.Fail("/submissions/CIK0001318605.json", 429, "30", 1)
 	if _, _, err := c.Submissions(context.Background(), 1318605); !errors.Is(err, edgar.ErrRateLimited) {
 		t.Fatalf("err = %v", err)
 	}
@@ -358,7 +392,7 @@ func TestCoolDownFailsFast(t *testing.T) {
 // into CIK0000789019-submissions-001.json (the capture's own files[] are
 // replaced by that one).
 func TestFilingsSinceOverflow(t *testing.T) {
-	srv := edgartest.New(t, nil)
+	srv := edgartest.New(t)
 	const subPath = "/submissions/CIK0000789019.json"
 	var doc map[string]any
 	if err := json.Unmarshal(edgartestFile(t, srv, subPath), &doc); err != nil {

@@ -4,9 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"strings"
 	"time"
+
+	"github.com/marketintel/mi/pipeline/sources"
+	"github.com/marketintel/mi/pipeline/sources/clock"
+	"github.com/marketintel/mi/pipeline/sources/poll"
 )
 
 // Duration is a time.Duration written in JSON as a Go duration string
@@ -70,23 +73,26 @@ var DefaultTTLs = TTLs{
 	NotFound:     Duration(10 * time.Minute),
 }
 
-// MaxRequestsPerSecond is the SEC's fair-access ceiling for one user
-// (https://www.sec.gov/os/accessing-edgar-data).
-const MaxRequestsPerSecond = 10
-
-// Config configures a Client. The zero value of every field but UserAgent
-// means its default.
+// Config configures a Client. The zero value of every field means its
+// default.
 type Config struct {
 	Endpoints
-	// UserAgent is sent with every request. The SEC requires it to name
-	// the operator and a contact e-mail address ("Sample Company Name
-	// AdminContact@samplecompany.com"); New rejects one without '@'.
+	// HTTP sends the requests: the process's polite client
+	// (poll.NewClient(cfg.HTTP, ...)) with its User-Agent, its per-host
+	// rate limits shared by every caller in the process (the default
+	// sources file sets "sec.gov" to 9 per second, burst 1: at most 10
+	// requests start in any second, the SEC's ceiling) and its Retry-After
+	// handling. Nil: a client sending UserAgent on the process's shared
+	// host limits (poll.Shared()).
+	HTTP *poll.Client `json:"-"`
+	// UserAgent is the User-Agent of the client made when HTTP is nil. The
+	// SEC requires it to name the operator and a contact e-mail address
+	// ("Sample Company Name AdminContact@samplecompany.com"); New logs a
+	// warning when the User-Agent sent has no '@'.
 	UserAgent string `json:"userAgent"`
-	// RequestsPerSecond is the request rate shared by every client of the
-	// process towards the same host group (www.sec.gov and data.sec.gov
-	// count together); at most and by default 10. With several processes
-	// behind one address, give each its share.
-	RequestsPerSecond float64 `json:"requestsPerSecond"`
+	// Health, when set, records every request to EDGAR for /status
+	// (sources.Registry.Register("sec:edgar", "filings", ...)).
+	Health *sources.Health `json:"-"`
 	// CacheDir is the on-disk cache; empty keeps responses in memory only
 	// (up to MemoryCacheBytes).
 	CacheDir         string `json:"cacheDir"`
@@ -98,26 +104,19 @@ type Config struct {
 	// RequestTimeout bounds one shared fetch, retries included; default
 	// 60s. Callers' own deadlines apply on top.
 	RequestTimeout Duration `json:"requestTimeout"`
-	// MaxAttempts is the number of tries of one request on 403, 429, 5xx
-	// and network errors; default 4.
+	// MaxAttempts is the number of tries of one request on 403, 429, 5xx,
+	// cut-off bodies and network errors; default 4.
 	MaxAttempts int `json:"maxAttempts"`
 	// RetryMin and RetryMax bound the backoff between tries (doubling with
-	// jitter); defaults 1s and 30s. A Retry-After header overrides them.
+	// jitter); defaults 1s and 30s. A Retry-After overrides them.
 	RetryMin Duration `json:"retryMin"`
 	RetryMax Duration `json:"retryMax"`
 
-	// HTTP sends the requests; default a *http.Client with RequestTimeout.
-	HTTP Doer `json:"-"`
-	// Logger receives the unreachable / reachable-again transitions and
-	// cache failures; default slog.Default().
+	// Logger receives warnings (User-Agent without contact, cache write
+	// failures); default slog.Default().
 	Logger *slog.Logger `json:"-"`
-	// Now is the clock of cache ages; default time.Now.
-	Now func() time.Time `json:"-"`
-}
-
-// Doer sends HTTP requests; *http.Client implements it.
-type Doer interface {
-	Do(*http.Request) (*http.Response, error)
+	// Clock tells cache ages and waits; default the system clock.
+	Clock clock.Clock `json:"-"`
 }
 
 // withDefaults validates c and fills its defaults.
@@ -134,15 +133,6 @@ func (c Config) withDefaults() (Config, error) {
 		}
 	}
 	c.UserAgent = strings.TrimSpace(c.UserAgent)
-	if !strings.Contains(c.UserAgent, "@") {
-		return c, fmt.Errorf("cannot use EDGAR user agent %q: the SEC requires a name and a contact e-mail address, e.g. \"Example Corp admin@example.com\"", c.UserAgent)
-	}
-	if c.RequestsPerSecond == 0 {
-		c.RequestsPerSecond = MaxRequestsPerSecond
-	}
-	if c.RequestsPerSecond < 0 || c.RequestsPerSecond > MaxRequestsPerSecond {
-		return c, fmt.Errorf("cannot use %v EDGAR requests per second: want more than 0 and at most %d", c.RequestsPerSecond, MaxRequestsPerSecond)
-	}
 	if c.MemoryCacheBytes <= 0 {
 		c.MemoryCacheBytes = 256 << 20
 	}
@@ -170,14 +160,15 @@ func (c Config) withDefaults() (Config, error) {
 	if c.RetryMax < c.RetryMin {
 		c.RetryMax = c.RetryMin
 	}
-	if c.HTTP == nil {
-		c.HTTP = &http.Client{Timeout: time.Duration(c.RequestTimeout)}
-	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
 	}
-	if c.Now == nil {
-		c.Now = time.Now
+	c.Clock = clock.Or(c.Clock)
+	if c.HTTP == nil {
+		c.HTTP = poll.NewClient(sources.HTTPConfig{UserAgent: c.UserAgent}, poll.Options{Clock: c.Clock, Hosts: poll.Shared()})
+	}
+	if ua := c.HTTP.UserAgent(); !strings.Contains(ua, "@") {
+		c.Logger.Warn("EDGAR User-Agent names no contact e-mail; the SEC refuses undeclared clients (set http.contact in the sources file)", "user_agent", ua)
 	}
 	return c, nil
 }

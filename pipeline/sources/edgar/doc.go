@@ -4,14 +4,15 @@
 // full submission text files with their SEC-HEADER, primary documents and
 // the "current filings" Atom feed (browse-edgar?action=getcurrent).
 //
-// Every request goes through one fetcher that follows the SEC's fair-access
-// policy: a declared User-Agent with a contact address, at most 10 requests
-// per second shared by every client in the process (www.sec.gov and
-// data.sec.gov count together), backoff with Retry-After on 403 and 429,
-// an on-disk cache with ETag / Last-Modified revalidation and a TTL per kind
-// of document, and one shared fetch for concurrent requests of the same URL
-// (singleflight). docs/edgar.md documents the paths, the TTLs and the
-// policy.
+// Every request goes through the process's polite HTTP client
+// (pipeline/sources/poll) and follows the SEC's fair-access policy: a
+// declared User-Agent with a contact address, at most 10 requests per
+// second shared by every caller in the process (www.sec.gov and
+// data.sec.gov count together), Retry-After honoured on 403, 429 and 503,
+// backoff; on top, an on-disk cache with ETag / Last-Modified revalidation
+// and a TTL per kind of document, stale answers while EDGAR is down, and
+// one shared fetch for concurrent requests of the same URL (singleflight).
+// docs/edgar.md documents the paths, the TTLs and the policy.
 //
 // The parsers (ParseTickers, ParseSubmissions, ParseCurrentFeed,
 // ParseHeader, ParseIndex, ...) are pure functions of bytes, usable without

@@ -4,20 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
-	"net/url"
-	"strconv"
-	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/singleflight"
-	"golang.org/x/time/rate"
 
 	"github.com/marketintel/mi/pipeline/sources"
+	"github.com/marketintel/mi/pipeline/sources/clock"
+	"github.com/marketintel/mi/pipeline/sources/poll"
 )
 
 // Response is a body read from EDGAR or from the cache.
@@ -36,92 +31,8 @@ type Response struct {
 	Stale bool
 }
 
-// gate is the rate limit and the 403/429 cool-down of one host group,
-// shared by every client of the process.
-type gate struct {
-	lim *rate.Limiter
-	mu  sync.Mutex
-	// until is the end of the current cool-down after a 403/429.
-	until time.Time
-}
-
-var (
-	gatesMu sync.Mutex
-	gates   = map[string]*gate{}
-)
-
-// hostGroup is the key of the rate limit of a URL: "sec.gov" for
-// www.sec.gov, data.sec.gov and efts.sec.gov (the SEC counts them
-// together), the host and port otherwise.
-func hostGroup(rawURL string) string {
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		return rawURL
-	}
-	h := strings.ToLower(u.Hostname())
-	if h == "sec.gov" || strings.HasSuffix(h, ".sec.gov") {
-		return "sec.gov"
-	}
-	return u.Host
-}
-
-// gateFor returns the process-wide gate of a host group, created with rps
-// requests per second (burst 1). A later client asking for a lower rate
-// lowers it for everyone; a higher rate never raises it.
-func gateFor(group string, rps float64) *gate {
-	gatesMu.Lock()
-	defer gatesMu.Unlock()
-	g, ok := gates[group]
-	if !ok {
-		g = &gate{lim: rate.NewLimiter(rate.Limit(rps), 1)}
-		gates[group] = g
-		return g
-	}
-	if rate.Limit(rps) < g.lim.Limit() {
-		g.lim.SetLimit(rate.Limit(rps))
-	}
-	return g
-}
-
-// wait blocks until a request may be sent: after any cool-down, then a
-// token of the rate limiter. It fails fast with ErrRateLimited when the
-// caller's deadline comes first.
-func (g *gate) wait(ctx context.Context, now func() time.Time) error {
-	g.mu.Lock()
-	until := g.until
-	g.mu.Unlock()
-	if d := until.Sub(now()); d > 0 {
-		if dl, ok := ctx.Deadline(); ok && dl.Before(until) {
-			return fmt.Errorf("cannot wait %s for EDGAR's cool-down before the deadline: %w", d.Round(time.Millisecond), ErrRateLimited)
-		}
-		t := time.NewTimer(d)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return ctx.Err()
-		case <-t.C:
-		}
-	}
-	if err := g.lim.Wait(ctx); err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		return fmt.Errorf("cannot get an EDGAR request slot before the deadline: %w", ErrRateLimited)
-	}
-	return nil
-}
-
-// coolDown makes every caller of the host group wait d from now.
-func (g *gate) coolDown(at time.Time, d time.Duration) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if u := at.Add(d); u.After(g.until) {
-		g.until = u
-	}
-}
-
-// fetcher does the HTTP side of a Client: cache, singleflight, rate limit,
-// retries.
+// fetcher does the HTTP side of a Client on top of poll.Client: the
+// cache, one fetch per URL, retries, stale answers.
 type fetcher struct {
 	cfg   Config
 	cache cache
@@ -130,8 +41,7 @@ type fetcher struct {
 	nfMu     sync.Mutex
 	notFound map[string]time.Time // URL → when a 404 was seen
 
-	unreachable atomic.Bool
-	stats       stats
+	stats stats
 }
 
 func newFetcher(cfg Config) (*fetcher, error) {
@@ -148,29 +58,29 @@ func newFetcher(cfg Config) (*fetcher, error) {
 	return f, nil
 }
 
+func (f *fetcher) now() time.Time { return f.cfg.Clock.Now() }
+
 // get returns the body of rawURL, from the cache when it is younger than
 // ttl, else from EDGAR (conditionally when cached). Concurrent calls for
 // one URL share one fetch; a caller that gives up does not cancel it for
 // the others.
 func (f *fetcher) get(ctx context.Context, rawURL string, ttl time.Duration) (Response, error) {
-	return f.getKeyed(ctx, rawURL, rawURL, ttl, nil)
+	return f.getLimited(ctx, rawURL, ttl, f.cfg.MaxBodyBytes)
 }
 
-// getKeyed is get with the cache entry and the shared fetch keyed by key,
-// and the body read by read when not nil (to read only a prefix, e.g. a
-// submission's header); read must return at most MaxBodyBytes.
-func (f *fetcher) getKeyed(ctx context.Context, rawURL, key string, ttl time.Duration, read func(io.Reader) ([]byte, error)) (Response, error) {
-	ch := f.group.DoChan(key, func() (any, error) {
+// getLimited is get with its own body size limit.
+func (f *fetcher) getLimited(ctx context.Context, rawURL string, ttl time.Duration, limit int64) (Response, error) {
+	ch := f.group.DoChan(rawURL, func() (any, error) {
 		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Duration(f.cfg.RequestTimeout))
 		defer cancel()
 		if dl, ok := ctx.Deadline(); ok {
 			// The first caller's deadline still bounds the shared fetch's
-			// waits, so an on-demand call is not held by a long cool-down.
+			// waits, so an on-demand call is not held by a long Retry-After.
 			var c2 context.CancelFunc
 			fctx, c2 = context.WithDeadline(fctx, dl)
 			defer c2()
 		}
-		return f.fetch(fctx, rawURL, key, ttl, read)
+		return f.fetch(fctx, rawURL, ttl, limit)
 	})
 	select {
 	case <-ctx.Done():
@@ -183,9 +93,9 @@ func (f *fetcher) getKeyed(ctx context.Context, rawURL, key string, ttl time.Dur
 	}
 }
 
-func (f *fetcher) fetch(ctx context.Context, rawURL, key string, ttl time.Duration, read func(io.Reader) ([]byte, error)) (Response, error) {
-	now := f.cfg.Now()
-	e, cached := f.cache.load(key)
+func (f *fetcher) fetch(ctx context.Context, rawURL string, ttl time.Duration, limit int64) (Response, error) {
+	now := f.now()
+	e, cached := f.cache.load(rawURL)
 	if cached && now.Sub(e.FetchedAt) < ttl {
 		f.stats.cacheHits.Add(1)
 		return Response{URL: rawURL, Body: e.Body, FetchedAt: e.FetchedAt, FromCache: true}, nil
@@ -197,26 +107,21 @@ func (f *fetcher) fetch(ctx context.Context, rawURL, key string, ttl time.Durati
 		return Response{}, fmt.Errorf("cannot get %s: %w (answered %s ago)", rawURL, ErrNotFound, now.Sub(seen).Round(time.Second))
 	}
 	var prev *cacheEntry
-	if cached && read == nil {
+	if cached {
 		prev = e
 	}
-	resp, err := f.do(ctx, rawURL, key, prev, read)
+	resp, err := f.do(ctx, rawURL, prev, limit)
 	switch {
 	case err == nil:
-		f.markReachable()
-		f.stats.success(f.cfg.Now())
+		f.stats.success(f.now())
 		return resp, nil
 	case errors.Is(err, ErrNotFound):
-		f.markReachable()
 		f.nfMu.Lock()
-		f.notFound[rawURL] = f.cfg.Now()
+		f.notFound[rawURL] = f.now()
 		f.nfMu.Unlock()
 		return Response{}, err
 	}
-	f.stats.failure(f.cfg.Now(), err)
-	if errors.Is(err, ErrUnreachable) {
-		f.markUnreachable(err)
-	}
+	f.stats.failure(f.now(), err)
 	if cached && now.Sub(e.FetchedAt) < ttl+time.Duration(f.cfg.TTL.MaxStale) &&
 		(errors.Is(err, ErrUnreachable) || errors.Is(err, ErrRateLimited) || ctx.Err() != nil) {
 		f.stats.staleServed.Add(1)
@@ -225,160 +130,107 @@ func (f *fetcher) fetch(ctx context.Context, rawURL, key string, ttl time.Durati
 	return Response{}, err
 }
 
-// do sends the request, retrying 403, 429, 5xx and network errors with
-// backoff, and stores a 200 in the cache.
-func (f *fetcher) do(ctx context.Context, rawURL, key string, prev *cacheEntry, read func(io.Reader) ([]byte, error)) (Response, error) {
-	g := gateFor(hostGroup(rawURL), f.cfg.RequestsPerSecond)
+// do sends the request through the poll client, retrying throttling,
+// 5xx, cut-off bodies and network errors with backoff (or the
+// Retry-After), and stores a complete answer in the cache.
+func (f *fetcher) do(ctx context.Context, rawURL string, prev *cacheEntry, limit int64) (Response, error) {
 	bo := sources.Backoff{Min: time.Duration(f.cfg.RetryMin), Max: time.Duration(f.cfg.RetryMax)}
-	var last error
 	for attempt := 1; ; attempt++ {
-		if err := g.wait(ctx, f.cfg.Now); err != nil {
-			if last != nil {
-				return Response{}, fmt.Errorf("%w (after: %v)", err, last)
-			}
-			return Response{}, err
-		}
-		resp, retryAfter, err := f.once(ctx, rawURL, key, prev, read)
+		resp, wait, err := f.once(ctx, rawURL, prev, limit)
 		if err == nil {
 			return resp, nil
 		}
-		last = err
 		if !errors.Is(err, ErrUnreachable) && !errors.Is(err, ErrRateLimited) {
 			return Response{}, err
-		}
-		d := bo.Next()
-		if retryAfter > 0 {
-			d = retryAfter
-		}
-		if errors.Is(err, ErrRateLimited) {
-			// Every caller of the host group waits, not only this one.
-			f.stats.rateLimited.Add(1)
-			g.coolDown(f.cfg.Now(), d)
 		}
 		if attempt >= f.cfg.MaxAttempts {
 			return Response{}, fmt.Errorf("%w (after %d tries)", err, attempt)
 		}
-		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < d {
-			return Response{}, fmt.Errorf("%w (no time left to retry in %s)", err, d.Round(time.Millisecond))
+		d := bo.Next()
+		if wait > 0 {
+			d = wait
 		}
-		t := time.NewTimer(d)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return Response{}, fmt.Errorf("%w (gave up: %v)", err, ctx.Err())
-		case <-t.C:
+		if dl, ok := ctx.Deadline(); ok && dl.Sub(f.now()) < d {
+			return Response{}, fmt.Errorf("%w (no time left to wait %s and retry)", err, d.Round(time.Millisecond))
+		}
+		if serr := clock.Sleep(ctx, f.cfg.Clock, d); serr != nil {
+			return Response{}, fmt.Errorf("%w (gave up waiting: %v)", err, serr)
 		}
 	}
 }
 
-// once sends one request. Errors wrap ErrUnreachable or ErrRateLimited when
-// a retry may help.
-func (f *fetcher) once(ctx context.Context, rawURL, key string, prev *cacheEntry, read func(io.Reader) ([]byte, error)) (Response, time.Duration, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
-	if err != nil {
-		return Response{}, 0, fmt.Errorf("cannot build the request for %s: %w", rawURL, err)
-	}
-	req.Header.Set("User-Agent", f.cfg.UserAgent)
-	req.Header.Set("Accept", "*/*")
+// once sends one request. Errors wrap ErrUnreachable or ErrRateLimited
+// when a retry may help; wait is the Retry-After to honour, if any.
+func (f *fetcher) once(ctx context.Context, rawURL string, prev *cacheEntry, limit int64) (Response, time.Duration, error) {
+	req := poll.Request{URL: rawURL, MaxBodyBytes: limit, Validators: &poll.Validators{}}
 	if prev != nil {
-		if prev.ETag != "" {
-			req.Header.Set("If-None-Match", prev.ETag)
-		}
-		if prev.LastModified != "" {
-			req.Header.Set("If-Modified-Since", prev.LastModified)
-		}
+		req.Validators = &poll.Validators{ETag: prev.ETag, LastModified: prev.LastModified}
+	}
+	if h := f.cfg.Health; h != nil {
+		h.Attempt()
 	}
 	f.stats.requests.Add(1)
-	res, err := f.cfg.HTTP.Do(req)
+	r, err := f.cfg.HTTP.Do(ctx, req)
 	if err != nil {
-		if ctx.Err() != nil {
-			return Response{}, 0, fmt.Errorf("cannot get %s: %w: %v", rawURL, ErrUnreachable, ctx.Err())
+		wait, err := classify(rawURL, err, f.now())
+		if h := f.cfg.Health; h != nil && !errors.Is(err, ErrNotFound) {
+			h.Failure(err)
 		}
-		return Response{}, 0, fmt.Errorf("cannot get %s: %w: %v", rawURL, ErrUnreachable, unwrapURLError(err))
+		if errors.Is(err, ErrRateLimited) {
+			f.stats.rateLimited.Add(1)
+		}
+		return Response{}, wait, err
 	}
-	defer res.Body.Close()
-	switch {
-	case res.StatusCode == http.StatusOK:
-		var body []byte
-		if read != nil {
-			body, err = read(io.LimitReader(res.Body, f.cfg.MaxBodyBytes+1))
-			if err != nil && errors.Is(err, ErrMalformed) {
-				return Response{}, 0, fmt.Errorf("cannot read %s: %w", rawURL, err)
-			}
-		} else {
-			body, err = io.ReadAll(io.LimitReader(res.Body, f.cfg.MaxBodyBytes+1))
+	if h := f.cfg.Health; h != nil {
+		h.Success(time.Time{})
+	}
+	at := f.now()
+	if r.NotModified {
+		if prev == nil {
+			return Response{}, 0, fmt.Errorf("cannot get %s: %w: 304 to an unconditional request", rawURL, ErrUnreachable)
 		}
-		if err != nil {
-			return Response{}, 0, fmt.Errorf("cannot read %s: %w: body cut off: %v", rawURL, ErrUnreachable, err)
-		}
-		if int64(len(body)) > f.cfg.MaxBodyBytes {
-			return Response{}, 0, fmt.Errorf("cannot read %s: %w: more than %d bytes", rawURL, ErrTooLarge, f.cfg.MaxBodyBytes)
-		}
-		at := f.cfg.Now()
-		e := &cacheEntry{URL: key, ETag: res.Header.Get("ETag"), LastModified: res.Header.Get("Last-Modified"),
-			FetchedAt: at, Body: body}
-		if err := f.cache.store(e); err != nil {
-			f.cfg.Logger.Warn("EDGAR cache write failed", "url", rawURL, "err", err)
-		}
-		return Response{URL: rawURL, Body: body, FetchedAt: at}, 0, nil
-	case res.StatusCode == http.StatusNotModified && prev != nil:
-		_, _ = io.Copy(io.Discard, io.LimitReader(res.Body, 64<<10))
-		at := f.cfg.Now()
 		f.stats.notModified.Add(1)
-		if err := f.cache.touch(key, at); err != nil {
+		if err := f.cache.touch(rawURL, at); err != nil {
 			f.cfg.Logger.Warn("EDGAR cache write failed", "url", rawURL, "err", err)
 		}
 		return Response{URL: rawURL, Body: prev.Body, FetchedAt: at, Revalidated: true}, 0, nil
-	case res.StatusCode == http.StatusNotFound || res.StatusCode == http.StatusGone:
-		return Response{}, 0, fmt.Errorf("cannot get %s: %w (HTTP %d)", rawURL, ErrNotFound, res.StatusCode)
-	case res.StatusCode == http.StatusTooManyRequests || res.StatusCode == http.StatusForbidden:
-		// EDGAR answers 403 "Request Rate Threshold Exceeded" (and 403 to
-		// requests without a declared User-Agent), 429 elsewhere.
-		return Response{}, retryAfter(res.Header.Get("Retry-After"), f.cfg.Now()),
-			fmt.Errorf("cannot get %s: %w (HTTP %d)", rawURL, ErrRateLimited, res.StatusCode)
-	case res.StatusCode >= 500:
-		return Response{}, retryAfter(res.Header.Get("Retry-After"), f.cfg.Now()),
-			fmt.Errorf("cannot get %s: %w (HTTP %d)", rawURL, ErrUnreachable, res.StatusCode)
 	}
-	return Response{}, 0, fmt.Errorf("cannot get %s: EDGAR answered HTTP %d", rawURL, res.StatusCode)
+	e := &cacheEntry{URL: rawURL, ETag: r.Validators.ETag, LastModified: r.Validators.LastModified, FetchedAt: at, Body: r.Body}
+	if err := f.cache.store(e); err != nil {
+		f.cfg.Logger.Warn("EDGAR cache write failed", "url", rawURL, "err", err)
+	}
+	return Response{URL: rawURL, Body: r.Body, FetchedAt: at}, 0, nil
 }
 
-// retryAfter reads a Retry-After header: seconds or an HTTP date; 0 when
-// absent or unreadable. It is capped at 10 minutes, EDGAR's own block.
-func retryAfter(v string, now time.Time) time.Duration {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0
-	}
-	var d time.Duration
-	if s, err := strconv.Atoi(v); err == nil {
-		d = time.Duration(s) * time.Second
-	} else if t, err := http.ParseTime(v); err == nil {
-		d = t.Sub(now)
-	}
-	return min(max(d, 0), 10*time.Minute)
-}
-
-func unwrapURLError(err error) error {
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		var ne net.Error
-		if errors.As(ue.Err, &ne) && ne.Timeout() {
-			return fmt.Errorf("timeout")
+// classify maps the poll client's errors to the package's sentinels and
+// the Retry-After to wait.
+func classify(rawURL string, err error, now time.Time) (time.Duration, error) {
+	var te *poll.ThrottledError
+	var se *poll.StatusError
+	switch {
+	case errors.As(err, &te):
+		// EDGAR answers 403 "Request Rate Threshold Exceeded" when the rate
+		// is exceeded (and to clients without a User-Agent), 429 or 503
+		// elsewhere; with a Retry-After poll.Client refuses further
+		// requests to sec.gov until then, for every caller.
+		var wait time.Duration
+		if !te.Until.IsZero() {
+			wait = max(te.Until.Sub(now), time.Millisecond)
 		}
-		return ue.Err
+		return wait, fmt.Errorf("%w: %v", ErrRateLimited, err)
+	case errors.As(err, &se):
+		switch {
+		case se.Status == http.StatusNotFound || se.Status == http.StatusGone:
+			return 0, fmt.Errorf("cannot get %s: %w (HTTP %d)", rawURL, ErrNotFound, se.Status)
+		case se.Status >= 500:
+			return 0, fmt.Errorf("%w: %v", ErrUnreachable, err)
+		}
+		return 0, fmt.Errorf("cannot get %s: EDGAR answered HTTP %d", rawURL, se.Status)
+	case errors.Is(err, poll.ErrTooLarge):
+		return 0, fmt.Errorf("%w: %v", ErrTooLarge, err)
+	case errors.Is(err, sources.ErrRateLimited):
+		return 0, fmt.Errorf("%w: %v", ErrRateLimited, err)
 	}
-	return err
-}
-
-func (f *fetcher) markUnreachable(err error) {
-	if !f.unreachable.Swap(true) {
-		f.cfg.Logger.Warn("EDGAR unreachable; later requests retry, cached responses are served meanwhile", "err", err)
-	}
-}
-
-func (f *fetcher) markReachable() {
-	if f.unreachable.Swap(false) {
-		f.cfg.Logger.Info("EDGAR reachable again")
-	}
+	// Transport errors, timeouts, bodies cut off (poll.ErrTruncated).
+	return 0, fmt.Errorf("%w: %v", ErrUnreachable, err)
 }

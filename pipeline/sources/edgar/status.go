@@ -8,8 +8,8 @@ import (
 
 // Status is the client's freshness and traffic, for /status.
 type Status struct {
-	// Reachable is false after a request failed at the network level
-	// (or with 5xx) and before the next success.
+	// Reachable is false after a request failed (network, 5xx,
+	// throttling) and before the next success.
 	Reachable   bool      `json:"reachable"`
 	LastSuccess time.Time `json:"lastSuccess,omitzero"`
 	// AgeSeconds is the time since LastSuccess; -1 before any success.
@@ -53,11 +53,11 @@ func (f *fetcher) status() Status {
 	s := &f.stats
 	s.mu.Lock()
 	st := Status{LastSuccess: s.lastSuccess, LastError: s.lastError, LastErrAt: s.lastErrAt}
+	st.Reachable = s.lastErrAt.IsZero() || !s.lastSuccess.Before(s.lastErrAt)
 	s.mu.Unlock()
-	st.Reachable = !f.unreachable.Load()
 	st.AgeSeconds = -1
 	if !st.LastSuccess.IsZero() {
-		st.AgeSeconds = f.cfg.Now().Sub(st.LastSuccess).Seconds()
+		st.AgeSeconds = f.now().Sub(st.LastSuccess).Seconds()
 	}
 	st.Requests = s.requests.Load()
 	st.NotModified = s.notModified.Load()
