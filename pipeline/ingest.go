@@ -154,7 +154,7 @@ func Ingest(ctx context.Context, cfg IngestConfig, src sources.Source, resume Ch
 	cl, err := kgo.NewClient(
 		kgo.SeedBrokers(cfg.Brokers...),
 		kgo.TransactionalID(transactionalID("mi-ingest-", name)+cfg.TxnSuffix),
-		kgo.TransactionTimeout(2*time.Minute),
+		kgo.TransactionTimeout(TransactionTimeout),
 		kgo.ProducerLinger(2*time.Millisecond),
 		kgo.MaxBufferedRecords(100_000),
 		kgo.ProducerBatchCompression(kgo.NoCompression()),
@@ -333,6 +333,19 @@ func Ingest(ctx context.Context, cfg IngestConfig, src sources.Source, resume Ch
 		}
 	}
 }
+
+// TransactionTimeout is the transaction timeout of every transactional
+// producer of the pipeline. A producer that dies with a transaction open
+// (kill -9, a lost node) holds back every read_committed reader of the
+// partitions it wrote — the views, the Parquet sink, the alert outbox, the
+// operators reading mi.trades.v1 — until the broker aborts the transaction,
+// which is this long after its start (plus the broker's
+// transaction.abort.timed.out.transaction.cleanup.interval.ms, 10 s by
+// default), unless a restart with the same transactional id fences it
+// first. So it is short, as Kafka Streams' 10 s under exactly-once: a
+// transaction here lasts one poll (outputs), one checkpoint (state) or 200
+// ms of source records.
+const TransactionTimeout = 15 * time.Second
 
 // transactionalID builds a stable transactional id from a prefix and a name,
 // hashing names too long for comfort.

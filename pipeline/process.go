@@ -177,7 +177,7 @@ func Process(ctx context.Context, cfg ProcessConfig, stats *ProcessStats) error 
 		kgo.ConsumerGroup(cfg.Group),
 		kgo.ConsumeTopics(schemas.TopicTrades),
 		kgo.TransactionalID(transactionalID("mi-operators-", cfg.InstanceID)+cfg.TxnSuffix),
-		kgo.TransactionTimeout(2*time.Minute),
+		kgo.TransactionTimeout(TransactionTimeout),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
 		kgo.RequireStableFetchOffsets(),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
@@ -196,7 +196,7 @@ func Process(ctx context.Context, cfg ProcessConfig, stats *ProcessStats) error 
 	out, err := kgo.NewClient(
 		kgo.SeedBrokers(cfg.Brokers...),
 		kgo.TransactionalID(transactionalID("mi-operators-out-", cfg.InstanceID)+cfg.TxnSuffix),
-		kgo.TransactionTimeout(2*time.Minute),
+		kgo.TransactionTimeout(TransactionTimeout),
 		kgo.ProducerLinger(2*time.Millisecond),
 		kgo.MaxBufferedRecords(200_000),
 		kgo.ProducerBatchCompression(kgo.NoCompression()),

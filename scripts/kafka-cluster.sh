@@ -133,6 +133,7 @@ background.threads=4
 log.cleaner.threads=1
 log.cleaner.dedupe.buffer.size=16777216
 log.cleaner.backoff.ms=5000
+transaction.abort.timed.out.transaction.cleanup.interval.ms=2000
 EOF
 }
 

@@ -167,10 +167,10 @@ func TestRolesOnKafkaClusterSurviveCrashes(t *testing.T) {
 		want := ref.answers[q]
 		a, b := apiA.get(t, q), apiB.get(t, q)
 		if a != b {
-			t.Errorf("GET %s: the two API instances differ:\na: %.600s\nb: %.600s", q, a, b)
+			t.Errorf("GET %s: the two API instances differ: %s", q, firstDiff(a, b))
 		}
 		if a != want {
-			t.Errorf("GET %s: the cluster's answer differs from the single process's:\ncluster: %.600s\nsingle:  %.600s", q, a, want)
+			t.Errorf("GET %s: the cluster's answer differs from the single process's: %s", q, firstDiff(a, want))
 		}
 	}
 
@@ -458,6 +458,16 @@ func waitMetric(t *testing.T, p *roleProc, series string, atLeast float64, timeo
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// firstDiff shows where two answers part.
+func firstDiff(a, b string) string {
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	from := max(0, i-200)
+	return fmt.Sprintf("at byte %d of %d/%d:\n  …%s\n  …%s", i, len(a), len(b), a[from:min(len(a), i+200)], b[from:min(len(b), i+200)])
 }
 
 // wallClockFields are the answer fields taken from the wall clock.
