@@ -4,6 +4,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -289,6 +290,8 @@ func cmdBench(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("mi bench pipeline", flag.ContinueOnError)
 	trades := fs.Int("trades", 2_000_000, "trades to push through the pipeline")
 	partitions := fs.Int("partitions", 4, "partitions of mi.trades.v1")
+	brokers := fs.String("kafka-brokers", "", "comma-separated brokers of a fresh Kafka cluster to bench on; empty uses an in-memory embedded broker")
+	instances := fs.Int("instances", 1, "operator instances in the consumer group (1 to the partition count)")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile to this file")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
@@ -307,14 +310,23 @@ func cmdBench(ctx context.Context, args []string) error {
 	if *trades < 1000 || *trades > 1_000_000_000 {
 		return fmt.Errorf("cannot use --trades %d: accepted range 1000 to 1000000000", *trades)
 	}
+	if *instances < 1 || *instances > *partitions {
+		return fmt.Errorf("cannot use --instances %d: accepted range 1 to --partitions (%d)", *instances, *partitions)
+	}
+	var bl []string
+	if *brokers != "" {
+		bl = strings.Split(*brokers, ",")
+	}
 	log, _ := newLogger("text")
 	progress := newProgress(os.Stderr, log)
 	progress.total = int64(*trades)
-	res, err := pipeline.Bench(ctx, pipeline.BenchConfig{Trades: *trades, Partitions: *partitions, Logger: log, Progress: func(n int64) { progress.update("bench", n) }})
+	res, err := pipeline.Bench(ctx, pipeline.BenchConfig{Trades: *trades, Partitions: *partitions, Brokers: bl, Instances: *instances,
+		Logger: log, Progress: func(n int64) { progress.update("bench", n) }})
 	progress.done()
 	if err != nil {
 		return err
 	}
+	fmt.Printf("broker: %s\ninstances: %d\n", cmp.Or(*brokers, "embedded"), *instances)
 	fmt.Printf("trades: %d\npartitions: %d\ningest: %.0f trades/s\noperators: %d candles, %d documents\nelapsed: %s\ntrades/s: %.0f\n",
 		res.Trades, *partitions, res.IngestRate, res.Candles, res.Documents, res.Elapsed.Round(time.Millisecond), res.Rate)
 	return nil
