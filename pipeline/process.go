@@ -177,6 +177,7 @@ func Process(ctx context.Context, cfg ProcessConfig, stats *ProcessStats) error 
 		kgo.ConsumerGroup(cfg.Group),
 		kgo.ConsumeTopics(schemas.TopicTrades),
 		kgo.TransactionalID(transactionalID("mi-operators-", cfg.InstanceID)+cfg.TxnSuffix),
+		transactionProtocol,
 		kgo.TransactionTimeout(TransactionTimeout),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
 		kgo.RequireStableFetchOffsets(),
@@ -196,6 +197,7 @@ func Process(ctx context.Context, cfg ProcessConfig, stats *ProcessStats) error 
 	out, err := kgo.NewClient(
 		kgo.SeedBrokers(cfg.Brokers...),
 		kgo.TransactionalID(transactionalID("mi-operators-out-", cfg.InstanceID)+cfg.TxnSuffix),
+		transactionProtocol,
 		kgo.TransactionTimeout(TransactionTimeout),
 		kgo.ProducerLinger(2*time.Millisecond),
 		kgo.MaxBufferedRecords(200_000),

@@ -219,14 +219,15 @@ logger.cleaner.level = WARN
 logger.request.name = kafka.request.logger
 logger.request.level = WARN
 EOF
-	# The cluster id: 16 random bytes, URL-safe base64 without padding.
+	# The cluster id: 16 random bytes, URL-safe base64 without padding (it
+	# may start with "-", hence --cluster-id=…).
 	local cid
 	cid="$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=')"
 	echo "$cid" >"$dir/cluster-id"
 	local pids=()
 	for id in $(seq 1 "$n"); do
 		write_config "$dir" "$id" "$n"
-		kafka_java kafka.tools.StorageTool format -t "$cid" -c "$dir/node-$id/server.properties" >"$dir/node-$id/format.log" 2>&1 &
+		kafka_java kafka.tools.StorageTool format --cluster-id="$cid" -c "$dir/node-$id/server.properties" ${MI_KAFKA_FORMAT_ARGS:-} >"$dir/node-$id/format.log" 2>&1 &
 		pids+=($!)
 	done
 	for i in "${!pids[@]}"; do
