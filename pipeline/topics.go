@@ -140,9 +140,25 @@ func EnsureTopics(ctx context.Context, brokers []string, partitions int) error {
 			return fmt.Errorf("cannot create topic %s: %w", t.Name, err)
 		}
 	}
-	details, err := adm.ListTopics(ctx, schemas.TopicTrades, schemas.TopicState)
-	if err != nil {
-		return fmt.Errorf("cannot list topics: %w", err)
+	// Another instance may be creating the same topics right now: a topic
+	// it created is "already existing" here before its partitions show in
+	// the metadata, so wait for them.
+	var details kadm.TopicDetails
+	lctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	for wait := 50 * time.Millisecond; ; wait = min(2*wait, time.Second) {
+		details, err = adm.ListTopics(lctx, schemas.TopicTrades, schemas.TopicState)
+		if err == nil && len(details[schemas.TopicTrades].Partitions) > 0 && len(details[schemas.TopicState].Partitions) > 0 {
+			break
+		}
+		select {
+		case <-lctx.Done():
+			if err == nil {
+				err = fmt.Errorf("%s or %s has no partitions yet: %w", schemas.TopicTrades, schemas.TopicState, lctx.Err())
+			}
+			return fmt.Errorf("cannot list topics: %w", err)
+		case <-time.After(wait):
+		}
 	}
 	tp, sp := len(details[schemas.TopicTrades].Partitions), len(details[schemas.TopicState].Partitions)
 	if tp != sp {
