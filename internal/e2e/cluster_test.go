@@ -474,8 +474,9 @@ func firstDiff(a, b string) string {
 	return fmt.Sprintf("at byte %d of %d/%d:\n  …%s\n  …%s", i, len(a), len(b), a[from:min(len(a), i+200)], b[from:min(len(b), i+200)])
 }
 
-// wallClockFields are the answer fields taken from the wall clock.
-var wallClockFields = regexp.MustCompile(`"generatedAt":"[^"]*"`)
+// wallClockFields are the answer fields taken from the wall clock: when
+// the answer was made, and the data's age then.
+var wallClockFields = regexp.MustCompile(`"(generatedAt|timestamp)":"[^"]*"|"(freshestMs|oldestMs)":\d+`)
 
 // tryGet returns the body of a GET of the API, wall-clock fields blanked,
 // or "" when it fails.
@@ -489,7 +490,7 @@ func (p *roleProc) tryGet(path string) string {
 	if err != nil {
 		return ""
 	}
-	return strconv.Itoa(resp.StatusCode) + " " + wallClockFields.ReplaceAllString(string(b), `"generatedAt":"-"`)
+	return strconv.Itoa(resp.StatusCode) + " " + wallClockFields.ReplaceAllString(string(b), `"$1$2":"-"`)
 }
 
 func (p *roleProc) get(t *testing.T, path string) string {
