@@ -14,7 +14,8 @@ func TestDocsListEveryColumn(t *testing.T) {
 		t.Fatal(err)
 	}
 	doc := string(b)
-	for _, cols := range [][]Column{CandleColumns, SignalColumns, TradeColumns, SignalChangeColumns} {
+	for _, cols := range [][]Column{CandleColumns, SignalColumns, TradeColumns, SignalChangeColumns, NewsColumns,
+		RatesCurveColumns, RatesOvernightColumns, RatesLendingColumns, RatesFundSupplyColumns, RatesAuctionColumns} {
 		for _, c := range cols {
 			line := "| `" + c.Name + "` | " + c.Type + " | " + strings.ReplaceAll(c.Doc, "|", "\\|") + " |"
 			if !strings.Contains(doc, line) {

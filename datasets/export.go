@@ -9,6 +9,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/marketintel/mi/internal/jsonw"
 )
 
 // Candle is one candle row of one venue (or, in the cross-venue candles of
@@ -104,7 +106,8 @@ func (d ExportDay) candles() int {
 
 // AppendCSV appends d as CSV (RFC 4180, header first, "\n" line ends),
 // byte for byte what encoding/csv writes for the same records: a field is
-// quoted when encoding/csv would quote it. Non-finite numbers are empty.
+// quoted when encoding/csv would quote it. Numbers follow the one rule of
+// the JSON answers (package jsonw); non-finite ones are empty.
 func AppendCSV(b []byte, d ExportDay) []byte {
 	b = slices.Grow(b, d.candles()*csvRowBytes+512)
 	for i, h := range CSVHeader {
@@ -129,7 +132,7 @@ func AppendCSV(b []byte, d ExportDay) []byte {
 				c.SellVolume, c.BuyVolumeUSD, c.SellVolumeUSD, c.BuyPressure, c.VWAP} {
 				b = append(b, ',')
 				if !math.IsNaN(f) && !math.IsInf(f, 0) {
-					b = strconv.AppendFloat(b, f, 'g', -1, 64)
+					b = jsonw.AppendFloat(b, f)
 				}
 			}
 			for _, n := range [...]int64{c.TradeCount, c.BuyCount, c.SellCount, c.UnknownSideCount} {
@@ -174,11 +177,13 @@ func csvNeedsQuotes(f string) bool {
 	return unicode.IsSpace(r)
 }
 
+// formatFloat is a CSV number: the service's one number rule (package
+// jsonw, docs/api.md "Numbers"), empty when not finite.
 func formatFloat(f float64) string {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return ""
 	}
-	return strconv.FormatFloat(f, 'g', -1, 64)
+	return string(jsonw.AppendFloat(nil, f))
 }
 
 // AppendJSON appends d as the JSON body of the datasets route:
@@ -188,18 +193,18 @@ func formatFloat(f float64) string {
 func AppendJSON(b []byte, d ExportDay) []byte {
 	b = slices.Grow(b, d.candles()*jsonCandleBytes+512)
 	b = append(b, `{"symbol":`...)
-	b = appendJSONString(b, d.Symbol)
+	b = jsonw.AppendString(b, d.Symbol)
 	b = append(b, `,"date":`...)
-	b = appendJSONString(b, d.Date)
+	b = jsonw.AppendString(b, d.Date)
 	b = append(b, `,"interval":`...)
-	b = appendJSONString(b, d.Interval)
+	b = jsonw.AppendString(b, d.Interval)
 	b = append(b, `,"requestedInterval":`...)
-	b = appendJSONString(b, d.RequestedInterval)
+	b = jsonw.AppendString(b, d.RequestedInterval)
 	b = append(b, `,"note":`...)
 	if d.Note == "" {
 		b = append(b, "null"...)
 	} else {
-		b = appendJSONString(b, d.Note)
+		b = jsonw.AppendString(b, d.Note)
 	}
 	b = append(b, `,"venues":[`...)
 	for i, v := range d.Venues {
@@ -207,11 +212,11 @@ func AppendJSON(b []byte, d ExportDay) []byte {
 			b = append(b, ',')
 		}
 		b = append(b, `{"venue":`...)
-		b = appendJSONString(b, v.Venue)
+		b = jsonw.AppendString(b, v.Venue)
 		b = append(b, `,"venueKind":`...)
-		b = appendJSONString(b, v.VenueKind)
+		b = jsonw.AppendString(b, v.VenueKind)
 		b = append(b, `,"chain":`...)
-		b = appendJSONString(b, v.Chain)
+		b = jsonw.AppendString(b, v.Chain)
 		b = append(b, `,"candles":[`...)
 		for j, c := range v.Candles {
 			if j > 0 {
@@ -228,7 +233,9 @@ func AppendJSON(b []byte, d ExportDay) []byte {
 // AppendCandleJSON appends one candle as a JSON object: ts, open, high,
 // low, close, volume, volumeUsd, buyVolume, sellVolume, buyVolumeUsd,
 // sellVolumeUsd, buyPressure, vwap, tradeCount, buyCount, sellCount,
-// unknownSideCount. Non-finite numbers are written as 0.
+// unknownSideCount. Numbers follow the service's one rule (package jsonw:
+// shortest decimal that reads back, no exponent from 1e-6 to 1e21);
+// non-finite ones are written as 0.
 func AppendCandleJSON(b []byte, c Candle) []byte {
 	b = append(b, `{"ts":"`...)
 	b = c.Time.UTC().AppendFormat(b, time.RFC3339)
@@ -243,7 +250,7 @@ func AppendCandleJSON(b []byte, c Candle) []byte {
 		b = append(b, ',', '"')
 		b = append(b, f.k...)
 		b = append(b, '"', ':')
-		b = AppendNumber(b, f.v)
+		b = jsonw.AppendFloat(b, f.v)
 	}
 	b = append(b, `,"tradeCount":`...)
 	b = strconv.AppendInt(b, c.TradeCount, 10)
@@ -254,31 +261,4 @@ func AppendCandleJSON(b []byte, c Candle) []byte {
 	b = append(b, `,"unknownSideCount":`...)
 	b = strconv.AppendInt(b, c.UnknownSideCount, 10)
 	return append(b, '}')
-}
-
-// AppendNumber appends f as a JSON number, 0 when it is not finite.
-func AppendNumber(b []byte, f float64) []byte {
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return append(b, '0')
-	}
-	return strconv.AppendFloat(b, f, 'g', -1, 64)
-}
-
-// appendJSONString appends s as a JSON string.
-func appendJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	for _, r := range s {
-		switch {
-		case r == '"' || r == '\\':
-			b = append(b, '\\', byte(r))
-		case r < 0x20:
-			b = append(b, '\\', 'u', '0', '0', hex[r>>4], hex[r&15])
-		case r == utf8.RuneError:
-			b = append(b, `\ufffd`...)
-		default:
-			b = utf8.AppendRune(b, r)
-		}
-	}
-	return append(b, '"')
 }

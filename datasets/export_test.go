@@ -51,7 +51,7 @@ func TestExportCSVParses(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(recs) != 4 || len(recs[1]) != len(CSVHeader) || recs[1][0] != "2026-01-05T00:00:00Z" || recs[3][2] != "raydium" ||
-		recs[1][5] != "5m" || recs[1][17] != "" || recs[1][11] != "1e+12" {
+		recs[1][5] != "5m" || recs[1][17] != "" || recs[1][11] != "1000000000000" || recs[1][10] != "1e-9" {
 		t.Errorf("records %q", recs)
 	}
 	if CSVFileName("ETHUSD", "2026-01-05", "1m", "csv") != "ETHUSD_2026-01-05_1m.csv" {

@@ -14,8 +14,9 @@ type View struct {
 	Columns []Column
 }
 
-// Views returns the views candles, signals, trades and signal_changes over
-// the complete day files under root (staging parts are not included).
+// Views returns the views candles, signals, trades, signal_changes and news
+// over the complete day files under root (staging parts are not included),
+// and the rates views (RatesViews).
 func Views(root string) []View {
 	part := func(names ...string) []Column {
 		var out []Column
@@ -28,12 +29,13 @@ func Views(root string) []View {
 		}
 		return out
 	}
-	return []View{
+	return append([]View{
 		{KindCandles, filepath.Join(root, KindCandles, "interval=*", "date=*", "venue=*", DayFileName), append(append([]Column{}, CandleColumns...), part("interval", "date", "venue")...)},
 		{KindSignals, filepath.Join(root, KindSignals, "window=*", "date=*", DayFileName), append(append([]Column{}, SignalColumns...), part("window", "date")...)},
 		{KindTrades, filepath.Join(root, KindTrades, "date=*", "venue=*", DayFileName), append(append([]Column{}, TradeColumns...), part("date", "venue")...)},
 		{KindSignalChanges, filepath.Join(root, KindSignalChanges, "date=*", DayFileName), append(append([]Column{}, SignalChangeColumns...), part("date")...)},
-	}
+		{KindNews, NewsGlob(root), append(append([]Column{}, NewsColumns...), part("date")...)},
+	}, RatesViews(root)...)
 }
 
 // CreateSQL is the DuckDB statement that creates the view: over the files

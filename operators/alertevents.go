@@ -31,11 +31,18 @@ var AlertEventNames = []string{
 	AlertStablecoinDepeg, AlertPredictionMarketMove, AlertTokenRiskChange, AlertSECFiling,
 }
 
-// LiveAlertEvents returns the event names that have a detector: events of
-// the other names are accepted in subscriptions but are not produced until
+// LiveAlertEvents returns the event names that have a detector: the signal
+// detectors', then those the process declared with SetLive. Events of the
+// other names are accepted in subscriptions but are not produced until
 // their data sources exist. The /coverage route reports this list.
 func LiveAlertEvents() []string {
-	return []string{AlertDecisionChange, AlertUnusualFlow}
+	out := []string{AlertDecisionChange, AlertUnusualFlow}
+	for _, n := range liveDeclared() {
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // IsAlertEvent reports whether name is one of AlertEventNames.

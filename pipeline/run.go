@@ -42,8 +42,9 @@ type RunConfig struct {
 	// (ProcessConfig.SessionTimeout); 0 = its default.
 	SessionTimeout time.Duration
 	// Roles to run; all when empty: "ingest", "process", "views", "parquet"
-	// (the Parquet sink, when DataDir is set). Other roles of the process
-	// (the alert stages) run beside Run; their names are ignored here.
+	// (the Parquet sink, when DataDir is set), "news" (the news stage, when
+	// News is set). Other roles of the process (the alert stages) run beside
+	// Run; their names are ignored here.
 	Roles []string
 	Views *views.Views
 	// SideViews are the views of side topics this instance serves (built
@@ -65,6 +66,9 @@ type RunConfig struct {
 	// Parquet configures the Parquet sink role; Brokers and DataDir are
 	// filled in by Run.
 	Parquet ParquetSinkConfig
+	// News, when set, configures the news stage (RunNews); Brokers is
+	// filled in by Run, and DataDir when left empty.
+	News *NewsConfig
 }
 
 // Run runs the configured roles until ctx ends or one of them fails. Finite
@@ -151,6 +155,19 @@ func Run(ctx context.Context, cfg RunConfig) error {
 	}
 	if has("views") && len(cfg.SideViews) > 0 {
 		g.Go(func() error { return FollowSide(gctx, brokers, cfg.SideViews, log, nil) })
+	}
+	if has("news") && cfg.News != nil {
+		g.Go(func() error {
+			nc := *cfg.News
+			nc.Brokers = brokers
+			if nc.DataDir == "" {
+				nc.DataDir = cfg.DataDir
+			}
+			if nc.Logger == nil {
+				nc.Logger = log
+			}
+			return RunNews(gctx, nc)
+		})
 	}
 	if has("parquet") && cfg.DataDir != "" {
 		g.Go(func() error {

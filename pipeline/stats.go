@@ -1,167 +1,23 @@
 package pipeline
 
-import (
-	"sort"
-	"sync"
+import "github.com/marketintel/mi/pipeline/stats"
+
+// The ingestion stats live in package pipeline/stats, which the API tier
+// imports without the broker code; these names keep the pipeline's callers
+// unchanged.
+type (
+	Stats          = stats.Stats
+	SourceStats    = stats.SourceStats
+	OperatorCounts = stats.OperatorCounts
 )
 
-// Stats counts what the pipeline has ingested, per source, for /status and
-// logs. It is safe for concurrent use. Times are Unix nanoseconds.
-type Stats struct {
-	mu      sync.Mutex
-	sources map[string]*SourceStats
-	dlq     map[string]uint64 // rejected records by reason phrase
-	proc    *ProcessStats
-}
-
-// SourceStats is the state of one source as /status shows it.
-type SourceStats struct {
-	Name         string `json:"source"`
-	State        string `json:"state"` // starting, running, finished, failed
-	Trades       uint64 `json:"trades"`
-	Rejected     uint64 `json:"rejected"`
-	LastEventNs  int64  `json:"-"`
-	LastIngestNs int64  `json:"-"`
-	Error        string `json:"error,omitempty"`
-	Reconnects   uint64 `json:"reconnects"`
-	// LagNs is ingest time minus event time of the last trade.
-	LagNs int64 `json:"-"`
-	// Gaps counts the stretches the source could not deliver (disconnects,
-	// missed trade ids); LastGap describes the last one.
-	Gaps       uint64 `json:"gaps"`
-	LastGap    string `json:"-"`
-	LastGapNs  int64  `json:"-"` // end of the last gap
-	GapTotalNs int64  `json:"-"` // summed length of the gaps
-}
-
 // NewStats returns empty stats.
-func NewStats() *Stats {
-	return &Stats{sources: map[string]*SourceStats{}, dlq: map[string]uint64{}}
-}
+func NewStats() *Stats { return stats.New() }
 
-func (s *Stats) source(name string) *SourceStats {
-	st := s.sources[name]
-	if st == nil {
-		st = &SourceStats{Name: name, State: "starting"}
-		s.sources[name] = st
-	}
-	return st
-}
-
-// SetState records the state of a source and, for "failed", its error.
-func (s *Stats) SetState(name, state string, err error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	st := s.source(name)
-	st.State = state
-	if err != nil {
-		st.Error = err.Error()
-	}
-}
-
-// Trade records one accepted trade of a source.
-func (s *Stats) Trade(name string, eventNs, ingestNs int64) {
-	s.mu.Lock()
-	st := s.source(name)
-	st.Trades++
-	if eventNs > st.LastEventNs {
-		st.LastEventNs = eventNs
-	}
-	st.LastIngestNs = ingestNs
-	st.LagNs = ingestNs - eventNs
-	s.mu.Unlock()
-}
-
-// Reconnect counts one reconnection attempt of a live source.
-func (s *Stats) Reconnect(name string) {
-	s.mu.Lock()
-	s.source(name).Reconnects++
-	s.mu.Unlock()
-}
-
-// Gap records a stretch [fromNs, toNs] (Unix ns) a source could not
-// deliver, with the reason (e.g. "disconnected", "missed trades: ...").
-func (s *Stats) Gap(name string, fromNs, toNs int64, reason string) {
-	s.mu.Lock()
-	st := s.source(name)
-	st.Gaps++
-	st.LastGap = reason
-	st.LastGapNs = toNs
-	if toNs > fromNs {
-		st.GapTotalNs += toNs - fromNs
-	}
-	s.mu.Unlock()
-}
-
-// Reject records one dead-lettered input with the reason phrase that
-// classifies it (the text before the first colon of the reason).
-func (s *Stats) Reject(name, reason string) {
-	s.mu.Lock()
-	if name != "" {
-		s.source(name).Rejected++
-	}
-	s.dlq[reasonClass(reason)]++
-	s.mu.Unlock()
-}
-
-func reasonClass(reason string) string {
-	for i := 0; i < len(reason); i++ {
-		if reason[i] == ':' {
-			return reason[:i]
-		}
-	}
-	return reason
-}
-
-// Snapshot returns a copy of the per-source stats sorted by name and the
-// dead-letter counts by reason.
-func (s *Stats) Snapshot() ([]SourceStats, map[string]uint64) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := make([]SourceStats, 0, len(s.sources))
-	for _, st := range s.sources {
-		out = append(out, *st)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	dlq := make(map[string]uint64, len(s.dlq))
-	for k, v := range s.dlq {
-		dlq[k] = v
-	}
-	return out, dlq
-}
-
-// OperatorCounts are the operator loop's counters as /status shows them.
-type OperatorCounts struct {
-	Trades        uint64 `json:"trades"`
-	Gaps          uint64 `json:"gaps"` // source gaps handed to the operators
-	Candles       uint64 `json:"candles"`
-	Documents     uint64 `json:"documents"`
-	SignalChanges uint64 `json:"signalChanges"`
-	Rejected      uint64 `json:"rejected"`
-	Transactions  uint64 `json:"transactions"`
-	Aborts        uint64 `json:"aborts"`
-	Restores      uint64 `json:"restores"`
-}
-
-// AttachOperators makes Operators report the counters of an operator loop
-// running in this process.
-func (s *Stats) AttachOperators(p *ProcessStats) {
-	s.mu.Lock()
-	s.proc = p
-	s.mu.Unlock()
-}
-
-// Operators returns the attached operator loop's counters, and false when no
-// operator loop runs in this process.
-func (s *Stats) Operators() (OperatorCounts, bool) {
-	s.mu.Lock()
-	p := s.proc
-	s.mu.Unlock()
-	if p == nil {
-		return OperatorCounts{}, false
-	}
+// Counts implements stats.OperatorSource.
+func (p *ProcessStats) Counts() OperatorCounts {
 	return OperatorCounts{
 		Trades: p.Trades.Load(), Gaps: p.Gaps.Load(), Candles: p.Candles.Load(), Documents: p.Documents.Load(), SignalChanges: p.SignalChanges.Load(), Rejected: p.Rejected.Load(),
 		Transactions: p.Transactions.Load(), Aborts: p.Aborts.Load(), Restores: p.Restores.Load(),
-	}, true
+	}
 }

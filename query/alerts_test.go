@@ -22,6 +22,7 @@ import (
 	"github.com/pb33f/libopenapi-validator/config"
 	_ "modernc.org/sqlite"
 
+	"github.com/marketintel/mi/query/openapi"
 	"github.com/marketintel/mi/sinks/alerts"
 )
 
@@ -72,7 +73,7 @@ func newAlertFixture(t *testing.T) *alertFixture {
 	pool.AddCert(f.rcv.Certificate())
 	d := alerts.NewDispatcher(f.st, alerts.DispatcherConfig{Safety: alerts.Safety{AllowLoopback: true}, TLS: &tls.Config{RootCAs: pool}})
 	f.srv = New(Deps{Version: "test", Now: func() time.Time { return testNow }, Alerts: d})
-	status, _, body := do(t, f.srv.App(), http.MethodGet, openAPIPath)
+	status, _, body := do(t, f.srv.App(), http.MethodGet, openapi.Path)
 	if status != 200 {
 		t.Fatal(body)
 	}
@@ -98,7 +99,7 @@ func (f *alertFixture) call(t *testing.T, method, target, secret, body string, w
 			r.Header.Set("Content-Type", "application/json")
 		}
 		if secret != "" {
-			r.Header.Set(alertSecretHeader, secret)
+			r.Header.Set("X-Alert-Secret", secret)
 		}
 		return r
 	}

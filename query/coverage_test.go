@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"testing"
+
+	"github.com/marketintel/mi/query/mcp"
 )
 
 // TestCoverageRoute serves GET /coverage and validates it against
@@ -32,7 +34,7 @@ func TestCoverageRoute(t *testing.T) {
 			Name string `json:"name"`
 			Live bool   `json:"live"`
 		} `json:"events"`
-		Tools []MCPTool `json:"tools"`
+		Tools []mcp.Tool `json:"tools"`
 	}
 	if err := json.Unmarshal(body, &got); err != nil {
 		t.Fatal(err)
@@ -44,11 +46,11 @@ func TestCoverageRoute(t *testing.T) {
 	if len(got.Events) != 8 || !live["unusual_flow"] || !live["decision_change"] || live["news"] {
 		t.Fatalf("events %+v: want all 8, unusual_flow and decision_change live", got.Events)
 	}
-	tools := map[string]MCPTool{}
+	tools := map[string]mcp.Tool{}
 	for _, tl := range got.Tools {
 		tools[tl.Name] = tl
 	}
-	if len(got.Tools) != len(mcpTools) || !tools["get_symbol_intelligence"].Available ||
+	if len(got.Tools) != len(mcp.SpecTools) || !tools["get_symbol_intelligence"].Available ||
 		tools["get_symbol_intelligence"].PriceMicroUSD != priceIntelligenceSymbol || tools["get_market_news"].Available ||
 		tools["get_market_news"].NotAvailableBy == "" || !tools["get_data_coverage"].Available || tools["get_data_coverage"].PriceMicroUSD != 0 {
 		t.Fatalf("tools %+v", got.Tools)

@@ -23,6 +23,7 @@ import (
 	"github.com/marketintel/mi/datasets"
 	"github.com/marketintel/mi/query/history"
 	"github.com/marketintel/mi/query/history/histtest"
+	"github.com/marketintel/mi/query/openapi"
 )
 
 // histDay is the UTC day of the history fixture; the server's clock is the
@@ -95,7 +96,7 @@ func get(t testing.TB, s *Server, target, accept string) (*http.Request, *http.R
 
 func TestHistoryRoutesMatchOpenAPI(t *testing.T) {
 	s, _ := newHistoryServer(t)
-	_, _, doc := get(t, s, openAPIPath, "")
+	_, _, doc := get(t, s, openapi.Path, "")
 	document, err := libopenapi.NewDocument(doc)
 	if err != nil {
 		t.Fatal(err)
@@ -399,10 +400,10 @@ func TestHistoryRoutePrices(t *testing.T) {
 		"GET /api/v1/intelligence/track-record":    5_000,
 		"GET /track-record":                        0,
 	}
-	for _, r := range New(Deps{}).Routes() {
+	for _, r := range New(Deps{}).Operations() {
 		if p, ok := want[r.Method+" "+r.Path]; ok {
-			if r.PriceMicroUSD != p {
-				t.Errorf("%s %s costs %d, want %d", r.Method, r.Path, r.PriceMicroUSD, p)
+			if r.Price != p {
+				t.Errorf("%s %s costs %d, want %d", r.Method, r.Path, r.Price, p)
 			}
 			delete(want, r.Method+" "+r.Path)
 		}

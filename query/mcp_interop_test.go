@@ -11,8 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/marketintel/mi/query/ledger"
-	"github.com/marketintel/mi/query/x402"
+	"github.com/marketintel/mi/query/paywall"
+	"github.com/marketintel/mi/query/paywall/ledger"
+	"github.com/marketintel/mi/query/paywall/x402"
 )
 
 // interopFreeTool is the free tool the TypeScript client calls.
@@ -45,7 +46,7 @@ func TestMCPTypeScriptClient(t *testing.T) {
 	for _, n := range []string{x402.NetworkBase, x402.NetworkPolygon, x402.NetworkArbitrum} {
 		offers = append(offers, x402.Offer{Network: n, Asset: x402.KnownAssets[n][0], PayTo: "0x209693Bc6afc0C5328bA36FaF03C514EF312287C"})
 	}
-	pw, err := NewPaywall(PaywallConfig{Store: store, Offers: offers, Settler: &x402.Facilitator{URL: "http://127.0.0.1:1"},
+	pw, err := paywall.New(paywall.Config{Store: store, Offers: offers, Settler: &x402.Facilitator{URL: "http://127.0.0.1:1"},
 		PublicURL: "https://api.example.com", UnpaidPerMinute: -1})
 	if err != nil {
 		t.Fatal(err)
@@ -85,12 +86,12 @@ func TestMCPTypeScriptClient(t *testing.T) {
 	if err := json.Unmarshal(out, &got); err != nil || got.Fatal != "" {
 		t.Fatalf("node client output %s: %v", out, err)
 	}
-	for _, tl := range mcpTools {
-		if !slices.Contains(got.Tools, tl.name) {
-			t.Errorf("the TypeScript client does not list %s", tl.name)
+	for _, tl := range s.mcp.Tools() {
+		if !slices.Contains(got.Tools, tl.Name) {
+			t.Errorf("the TypeScript client does not list %s", tl.Name)
 		}
 	}
-	if len(got.Tools) != len(mcpTools) || !got.SchemasAreObjects {
+	if len(got.Tools) != len(s.mcp.Tools()) || !got.SchemasAreObjects {
 		t.Errorf("tools %v (schemas objects: %v)", got.Tools, got.SchemasAreObjects)
 	}
 	if got.Free.IsError || got.Free.Text == "" {

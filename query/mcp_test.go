@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v3"
+	"github.com/marketintel/mi/query/api"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -24,20 +25,20 @@ type chargingPaywall struct {
 	quotes  []int64
 }
 
-func (p *chargingPaywall) Wrap(r Route, next fiber.Handler) fiber.Handler {
+func (p *chargingPaywall) Wrap(r api.Operation, next fiber.Handler) fiber.Handler {
 	return func(c fiber.Ctx) error {
 		if c.Get("X-API-Key") != "good" {
 			p.mu.Lock()
-			p.quotes = append(p.quotes, r.PriceMicroUSD)
+			p.quotes = append(p.quotes, r.Price)
 			p.mu.Unlock()
-			return sendJSON(c, fiber.StatusPaymentRequired, []byte(`{"error":"payment_required","priceMicroUsd":`+itoa(r.PriceMicroUSD)+`}`))
+			return api.SendJSON(c, fiber.StatusPaymentRequired, []byte(`{"error":"payment_required","priceMicroUsd":`+itoa(r.Price)+`}`))
 		}
 		if err := next(c); err != nil {
 			return err
 		}
 		if st := c.Response().StatusCode(); st >= 200 && st < 300 {
 			p.mu.Lock()
-			p.charged[r.Path] += r.PriceMicroUSD
+			p.charged[r.Path] += r.Price
 			p.mu.Unlock()
 		}
 		return nil
@@ -78,7 +79,7 @@ func serveMCP(t *testing.T, s *Server) string {
 	}
 	go func() { _ = s.App().Listener(ln, fiber.ListenConfig{DisableStartupMessage: true}) }()
 	t.Cleanup(func() { _ = s.App().Shutdown() })
-	return "http://" + ln.Addr().String() + mcpPath
+	return "http://" + ln.Addr().String() + "/mcp"
 }
 
 func connectMCP(t *testing.T, url, key string) *mcp.ClientSession {
@@ -106,8 +107,8 @@ func TestMCPToolsAndPrices(t *testing.T) {
 	if err != nil {
 		t.Fatalf("tools/list: %v", err)
 	}
-	if len(tools.Tools) != len(mcpTools) {
-		t.Fatalf("tools/list has %d tools, want %d", len(tools.Tools), len(mcpTools))
+	if len(tools.Tools) != len(s.mcp.Tools()) {
+		t.Fatalf("tools/list has %d tools, want %d", len(tools.Tools), len(s.mcp.Tools()))
 	}
 	named := map[string]bool{}
 	for _, tl := range tools.Tools {
@@ -189,41 +190,6 @@ func TestMCPCompactByDefault(t *testing.T) {
 	if err != nil || res.IsError || !strings.Contains(text(res), `"tradeRatePerMinute"`) {
 		t.Fatalf("full answer: %v %s", err, text(res))
 	}
-}
-
-func TestMCPRequestMapping(t *testing.T) {
-	tool := func(name string) mcpTool {
-		for _, t := range mcpTools {
-			if t.name == name {
-				return t
-			}
-		}
-		panic(name)
-	}
-	f := func(name, path string, args map[string]any, wantPath, wantQuery string, wantErr string) {
-		t.Helper()
-		p, q, _, err := tool(name).request(path, args)
-		if wantErr != "" {
-			if err == nil || !strings.Contains(err.Error(), wantErr) {
-				t.Fatalf("%s %v: err %v, want %q", name, args, err, wantErr)
-			}
-			return
-		}
-		if err != nil || p != wantPath || q.Encode() != wantQuery {
-			t.Fatalf("%s %v: %s?%s %v; want %s?%s", name, args, p, q.Encode(), err, wantPath, wantQuery)
-		}
-	}
-	f("get_symbol_intelligence", "/api/v1/intelligence/:symbol", map[string]any{"symbol": "ETHUSD", "window": "1m"},
-		"/api/v1/intelligence/ETHUSD", "window=1m", "")
-	f("get_symbol_intelligence", "/api/v1/intelligence/:symbol", map[string]any{"symbol": "../x"},
-		"/api/v1/intelligence/..%2Fx", "", "")
-	f("get_symbol_intelligence", "/api/v1/intelligence/:symbol", map[string]any{}, "", "", `"symbol" is required`)
-	f("compare_symbols", "/api/v1/intelligence/compare", map[string]any{"symbols": []any{"A", "B"}},
-		"/api/v1/intelligence/compare", "symbols=A%2CB", "")
-	f("compare_symbols", "/api/v1/intelligence/compare", map[string]any{"symbols": []any{"A", 1.0}}, "", "", "array of strings")
-	f("find_unusual_activity", "/api/v1/intelligence/unusual", map[string]any{"minAnomaly": 80.5, "minTrades": 4.0},
-		"/api/v1/intelligence/unusual", "minAnomaly=80.5&minTrades=4", "")
-	f("get_top_activity", "/api/v1/intelligence/top-activity", map[string]any{"detail": "huge"}, "", "", "compact or full")
 }
 
 func text(r *mcp.CallToolResult) string {

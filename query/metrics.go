@@ -11,6 +11,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/common/expfmt"
 
+	"github.com/marketintel/mi/query/api"
+	"github.com/marketintel/mi/query/schema"
 	"github.com/marketintel/mi/schemas"
 )
 
@@ -36,8 +38,10 @@ var (
 	metricsContent = string(expfmt.NewFormat(expfmt.TypeTextPlain))
 )
 
-func init() {
-	registerMiddleware(func(s *Server) fiber.Handler {
+// metricsMiddleware counts the server's HTTP requests by route and status,
+// with their latency.
+func (s *Server) metricsMiddleware() fiber.Handler {
+	{
 		m := &httpMetrics{
 			requests: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "mi_http_requests_total",
 				Help: "HTTP requests by method, route (Fiber path) and status."}, []string{"method", "route", "status"}),
@@ -69,22 +73,20 @@ func init() {
 			m.latency.WithLabelValues(c.Method(), route).Observe(time.Since(start).Seconds())
 			return err
 		}
-	})
-	registerRoutes(func(s *Server) []Route {
-		return []Route{{
-			Method:  fiber.MethodGet,
-			Path:    metricsPath,
+	}
+}
+
+// metricsOperation declares GET /metrics.
+func (s *Server) metricsOperation() api.Operation {
+	{
+		return api.Operation{
+			Method: fiber.MethodGet, Path: metricsPath, ID: "getMetrics", Free: true,
 			Summary: "Prometheus metrics: sources, operators, sinks, HTTP.",
+			Responses: []api.Response{{Status: fiber.StatusOK, Desc: "Prometheus text exposition format (version 0.0.4).",
+				Content: []api.Content{{Type: "text/plain", Schema: schema.String}}}},
+			NoTool:  "a scrape target for Prometheus",
 			Handler: s.handleMetrics,
-		}}
-	})
-	apiOperations["GET "+metricsPath] = apiOperation{
-		id: "getMetrics",
-		responses: obj{
-			{"200", obj{{"description", "Prometheus text exposition format (version 0.0.4)."},
-				{"content", obj{{"text/plain", obj{{"schema", tString}}}}}}},
-			{"500", refResponse("Internal")},
-		},
+		}
 	}
 }
 

@@ -6,19 +6,18 @@ import (
 	"testing"
 	"time"
 
-	"github.com/marketintel/mi/pipeline"
+	"github.com/marketintel/mi/pipeline/stats"
 )
 
 func TestMetrics(t *testing.T) {
-	st := pipeline.NewStats()
+	st := stats.New()
 	st.SetState("ws:binance", "running", nil)
 	st.Trade("ws:binance", testNow.Add(-3*time.Second).UnixNano(), testNow.Add(-2500*time.Millisecond).UnixNano())
 	st.Reconnect("ws:binance")
 	st.Gap("ws:binance", testNow.Add(-10*time.Second).UnixNano(), testNow.Add(-6*time.Second).UnixNano(), "disconnected")
 	st.Reject("ws:binance", "venue error: Invalid request")
 	st.SetState("ws:kraken", "unreachable", nil)
-	proc := &pipeline.ProcessStats{}
-	proc.Trades.Add(7)
+	proc := fixedOps{Trades: 7}
 	st.AttachOperators(proc)
 	s := newTestServer(st, nil, fullDoc())
 	app := s.App()
@@ -60,7 +59,7 @@ func TestOpenAPIMetricsAndLiveStatus(t *testing.T) {
 			t.Fatalf("GET %s %d %s:%s", target, resp.StatusCode, body, describeErrors(errs))
 		}
 	}
-	st := pipeline.NewStats()
+	st := stats.New()
 	st.SetState("ws:coinbase", "reconnecting", nil)
 	st.Trade("ws:coinbase", testNow.Add(-3*time.Second).UnixNano(), testNow.Add(-2*time.Second).UnixNano())
 	st.Gap("ws:coinbase", 1, 2, "missed trades: 3 trade ids 10..12 of BTC-USD")

@@ -20,7 +20,10 @@ import (
 	"github.com/pb33f/libopenapi-validator/schema_validation"
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
 
-	"github.com/marketintel/mi/pipeline"
+	"github.com/marketintel/mi/pipeline/stats"
+	"github.com/marketintel/mi/query/api"
+	"github.com/marketintel/mi/query/openapi"
+	"github.com/marketintel/mi/query/paywall"
 )
 
 // The tests below check live answers of the server against the document it
@@ -53,20 +56,19 @@ func newOpenAPIFixture(t *testing.T) *openAPIFixture {
 	nan := fullDoc()
 	nan.Id, nan.Symbol, nan.Volume, nan.Price = "NANUSD|5m|1", "NANUSD", zero/zero, 1/zero
 
-	st := pipeline.NewStats()
+	st := stats.New()
 	st.SetState("replay:b", "running", nil)
 	st.Trade("replay:b", testNow.Add(-3*time.Second).UnixNano(), testNow.Add(-1500*time.Millisecond).UnixNano())
 	st.Reject("replay:b", "bad price: -1")
 	st.SetState("ws:a", "failed", errors.New("cannot dial"))
-	proc := &pipeline.ProcessStats{}
-	proc.Trades.Add(10)
+	proc := fixedOps{Trades: 10}
 	st.AttachOperators(proc)
 
 	s := newTestServer(st, nil, btc, eth, btc1m, nan)
 	f := &openAPIFixture{app: s.App()}
-	status, ct, body := do(t, f.app, http.MethodGet, openAPIPath)
+	status, ct, body := do(t, f.app, http.MethodGet, openapi.Path)
 	if status != 200 || ct != "application/json" {
-		t.Fatalf("GET %s: %d %s %s", openAPIPath, status, ct, body)
+		t.Fatalf("GET %s: %d %s %s", openapi.Path, status, ct, body)
 	}
 	f.doc = []byte(body)
 	document, err := libopenapi.NewDocument(f.doc)
@@ -157,7 +159,7 @@ func TestOpenAPIDocument(t *testing.T) {
 	}
 	want := map[string]string{
 		"get /api/v1/intelligence":                   "0.01 10000 window:query limit:query",
-		"get /api/v1/intelligence/{symbol}":          "0.005 5000 symbol:path window:query",
+		"get /api/v1/intelligence/{symbol}":          "0.005 5000 window:query symbol:path",
 		"get /api/v1/intelligence/summary":           "0.01 10000 window:query",
 		"get /api/v1/intelligence/top-momentum":      "0.005 5000 window:query limit:query",
 		"get /api/v1/intelligence/top-activity":      "0.005 5000 window:query limit:query",
@@ -165,9 +167,9 @@ func TestOpenAPIDocument(t *testing.T) {
 		"get /api/v1/intelligence/events":            "0.01 10000 window:query limit:query",
 		"get /api/v1/intelligence/buying":            "0.005 5000 window:query limit:query minBuyPressure:query",
 		"get /api/v1/intelligence/selling":           "0.005 5000 window:query limit:query maxBuyPressure:query",
-		"get /api/v1/intelligence/compare":           "0.01 10000 symbols:query window:query",
+		"get /api/v1/intelligence/compare":           "0.01 10000 window:query symbols:query",
 		"get /api/v1/intelligence/regime":            "0.005 5000 window:query",
-		"get /api/v1/intelligence/snapshot/{symbol}": "0.001 1000 symbol:path window:query",
+		"get /api/v1/intelligence/snapshot/{symbol}": "0.001 1000 window:query symbol:path",
 		"get /status":         "0 0",
 		"get /healthz":        "0 0",
 		"get /openapi.json":   "0 0",
@@ -192,7 +194,7 @@ func TestOpenAPIDocument(t *testing.T) {
 	want["get /api/v1/datasets"] = "0 0"
 	want["get /api/v1/datasets/{symbol}"] = "0.02 20000 symbol:path date:query interval:query format:query Accept:header"
 	want["get /api/v1/intelligence/query"] = "0.05 50000 symbols:query from:query to:query signals:query Accept:header"
-	want["get /api/v1/intelligence/backtest"] = "0.05 50000 window:query minConfidence:query minBaselineSamples:query start:query end:query symbols:query persist:query"
+	want["get /api/v1/intelligence/backtest"] = "0.05 50000 window:query minConfidence:query minBaselineSamples:query end:query start:query symbols:query persist:query"
 	want["get /api/v1/intelligence/backtest/{id}"] = "0 0 id:path"
 	want["get /api/v1/intelligence/track-record"] = "0.005 5000 days:query window:query symbol:query"
 	want["get /track-record"] = "0 0"
@@ -214,14 +216,14 @@ func TestOpenAPIDocument(t *testing.T) {
 	}
 	// Every route of the table is an operation, at the table's price; the
 	// intelligence routes also have exactly the parameters above.
-	routes := newTestServer(nil, nil).Routes()
-	if len(got) != len(routes)+1 {
-		t.Fatalf("operations:\ngot:  %v\nwant the %d routes of the table and /openapi.json", got, len(routes))
+	routes := newTestServer(nil, nil).Operations()
+	if len(got) != len(routes) {
+		t.Fatalf("operations:\ngot:  %v\nwant the %d routes of the table", got, len(routes))
 	}
 	for _, r := range routes {
-		k := strings.ToLower(r.Method) + " " + openAPIPathOf(r.Path)
-		if !strings.HasPrefix(got[k], priceUSD(r.PriceMicroUSD)+" "+strconv.FormatInt(r.PriceMicroUSD, 10)) {
-			t.Fatalf("%s: operation %q, want the table price %d", k, got[k], r.PriceMicroUSD)
+		k := strings.ToLower(r.Method) + " " + r.OpenAPIPath()
+		if !strings.HasPrefix(got[k], api.PriceUSD(r.Price)+" "+strconv.FormatInt(r.Price, 10)) {
+			t.Fatalf("%s: operation %q, want the table price %d", k, got[k], r.Price)
 		}
 	}
 	for k, w := range want {
@@ -230,7 +232,7 @@ func TestOpenAPIDocument(t *testing.T) {
 		}
 	}
 	// Deterministic: the same table renders the same bytes.
-	if again := buildOpenAPI(newTestServer(nil, nil).Routes()); !bytes.Equal(again, f.doc) {
+	if again := openapi.Build(newTestServer(nil, nil).Operations(), paywall.Responses()); !bytes.Equal(again, f.doc) {
 		t.Fatalf("the document differs between two builds")
 	}
 }
@@ -240,19 +242,11 @@ func TestOpenAPIDocument(t *testing.T) {
 // tests in an init function.
 var featureOperations = map[string]string{}
 
-func TestOpenAPICoversRouteTable(t *testing.T) {
-	for _, r := range newTestServer(nil, nil).Routes() {
-		if _, ok := apiOperations[r.Method+" "+r.Path]; !ok {
-			t.Errorf("route %s %s has no entry in apiOperations (openapi.go)", r.Method, r.Path)
-		}
-	}
-}
-
 func TestOpenAPIPrices(t *testing.T) {
 	for micro, want := range map[int64]string{0: "0", 1: "0.000001", 1000: "0.001", 5000: "0.005",
 		10_000: "0.01", 500_000: "0.5", 1_000_000: "1", 1_250_000: "1.25"} {
-		if got := priceUSD(micro); got != want {
-			t.Errorf("priceUSD(%d) = %q, want %q", micro, got, want)
+		if got := api.PriceUSD(micro); got != want {
+			t.Errorf("api.PriceUSD(%d) = %q, want %q", micro, got, want)
 		}
 	}
 }
@@ -266,7 +260,7 @@ func TestOpenAPILiveResponses(t *testing.T) {
 			t.Fatalf("GET %s: status %d, want %d: %s", target, resp.StatusCode, wantStatus, body)
 		}
 		v := f.v
-		if target == openAPIPath {
+		if target == openapi.Path {
 			v = f.loose
 		}
 		if ok, errs := v.ValidateHttpResponse(req, resp); !ok {
@@ -374,7 +368,8 @@ func TestOpenAPIErrorBodies(t *testing.T) {
 // drift from the document are rejected.
 func TestOpenAPIRejectsWrongBodies(t *testing.T) {
 	f := newOpenAPIFixture(t)
-	good := string(appendSymbolDetail(nil, fullDoc(), testNow))
+	_, _, served := f.send(t, "GET", "/api/v1/intelligence/BTCUSD")
+	good := string(served)
 	wrong := map[string]string{
 		"enum":          strings.Replace(good, `"dominantSide":"BUY"`, `"dominantSide":"UP"`, 1),
 		"type":          strings.Replace(good, `"tradeCount":600`, `"tradeCount":"600"`, 1),

@@ -14,7 +14,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/gofiber/fiber/v3"
 
-	"github.com/marketintel/mi/query/x402/x402test"
+	"github.com/marketintel/mi/query/paywall/x402/x402test"
 )
 
 // interopDir holds the npm project of the official x402 client.

@@ -13,8 +13,9 @@ import (
 
 	"github.com/gofiber/fiber/v3"
 
-	"github.com/marketintel/mi/query/ledger"
-	"github.com/marketintel/mi/query/x402"
+	"github.com/marketintel/mi/query/paywall"
+	"github.com/marketintel/mi/query/paywall/ledger"
+	"github.com/marketintel/mi/query/paywall/x402"
 	"github.com/marketintel/mi/sinks/views"
 )
 
@@ -64,7 +65,7 @@ func TestPaywallSolanaWallet(t *testing.T) {
 	fac := solanaFacilitator(t, &payer)
 	sol := x402.KnownAssets[x402.NetworkSolana]
 	payTo := "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM"
-	pw, err := NewPaywall(PaywallConfig{
+	pw, err := paywall.New(paywall.Config{
 		Store: store,
 		Offers: []x402.Offer{
 			{Network: x402.NetworkBase, Asset: x402.KnownAssets[x402.NetworkBase][0], PayTo: "0x209693Bc6afc0C5328bA36FaF03C514EF312287C"},

@@ -20,9 +20,11 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/gofiber/fiber/v3"
 
-	"github.com/marketintel/mi/query/ledger"
-	"github.com/marketintel/mi/query/x402"
-	"github.com/marketintel/mi/query/x402/x402test"
+	"github.com/marketintel/mi/query/api"
+	"github.com/marketintel/mi/query/paywall"
+	"github.com/marketintel/mi/query/paywall/ledger"
+	"github.com/marketintel/mi/query/paywall/x402"
+	"github.com/marketintel/mi/query/paywall/x402/x402test"
 )
 
 // payFixture is a server whose paywall settles on a simulated chain with a
@@ -57,7 +59,7 @@ func newPayFixture(t *testing.T, settler func(*x402test.Chain) x402.Settler) *pa
 		f.settle = settler(chain)
 	}
 	base := x402.KnownAssets[x402.NetworkBase][0]
-	pw, err := NewPaywall(PaywallConfig{
+	pw, err := paywall.New(paywall.Config{
 		Store: store,
 		Offers: []x402.Offer{
 			{Network: x402test.Network, Asset: chain.Asset(), PayTo: f.payTo.Hex()},
@@ -336,7 +338,7 @@ func TestPaywallCredits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hk := map[string]string{headerAPIKey: key}
+	hk := map[string]string{paywall.HeaderAPIKey: key}
 	balance := func() int64 {
 		b, err := f.store.KeyBalance(t.Context(), key)
 		if err != nil {
@@ -369,7 +371,7 @@ func TestPaywallCredits(t *testing.T) {
 	if b := balance(); b != 1 {
 		t.Fatalf("balance %d at the end", b)
 	}
-	r = f.get(t, paidTarget, map[string]string{headerAPIKey: "mi_unknown"})
+	r = f.get(t, paidTarget, map[string]string{paywall.HeaderAPIKey: "mi_unknown"})
 	if quoteOf(t, r); r.decoded["error"] != "invalid_api_key" {
 		t.Fatalf("unknown key: %s", r.body)
 	}
@@ -416,22 +418,22 @@ func TestPaywallSignIn(t *testing.T) {
 // handed to the handler; SIGN-IN-WITH-X is not offered.
 func TestPaywallX402Only(t *testing.T) {
 	f := newPayFixture(t, nil)
-	pw, err := NewPaywall(PaywallConfig{Store: f.store, Settler: f.settle, PublicURL: "http://api.test",
+	pw, err := paywall.New(paywall.Config{Store: f.store, Settler: f.settle, PublicURL: "http://api.test",
 		Offers: []x402.Offer{{Network: x402test.Network, Asset: f.chain.Asset(), PayTo: f.payTo.Hex()}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var seen atomic.Value
 	app := fiber.New()
-	route := Route{Method: "POST", Path: "/buy", PriceMicroUSD: 5_000_000, X402Only: true, Assets: []string{"USDC", "EURC"}, Summary: "Buy."}
+	route := api.Operation{Method: "POST", Path: "/buy", Price: 5_000_000, X402Only: true, Assets: []string{"USDC", "EURC"}, Summary: "Buy."}
 	app.Post("/buy", pw.Wrap(route, func(c fiber.Ctx) error {
-		p, _ := PaymentOf(c)
+		p, _ := api.PaymentOf(c)
 		seen.Store(p)
 		return c.SendString("ok")
 	}))
 	key, _ := f.store.CreateKey(t.Context(), 10_000_000, "test", "g")
 	req := httptest.NewRequest("POST", "/buy", nil)
-	req.Header.Set(headerAPIKey, key)
+	req.Header.Set(paywall.HeaderAPIKey, key)
 	resp, _ := app.Test(req)
 	q, err := x402.DecodePaymentRequired(resp.Header.Get(x402.HeaderPaymentRequired))
 	if resp.StatusCode != 402 || err != nil || q.Extensions != nil || q.Accepts[0].Amount != "5000000" {
@@ -441,14 +443,14 @@ func TestPaywallX402Only(t *testing.T) {
 	f.chain.Mint(t, crypto.PubkeyToAddress(f.payer.PublicKey), 5_000_000)
 	h, _ := x402.EncodeHeader(p)
 	req = httptest.NewRequest("POST", "/buy", nil)
-	req.Header.Set(headerAPIKey, key)
+	req.Header.Set(paywall.HeaderAPIKey, key)
 	req.Header.Set(x402.HeaderPaymentSignature, h)
 	resp, err = app.Test(req, fiber.TestConfig{Timeout: 60 * time.Second})
 	if err != nil || resp.StatusCode != 200 {
 		t.Fatalf("paid: %v %v", resp, err)
 	}
-	got := seen.Load().(Payment)
-	if got.Method != MethodX402 || got.APIKey != key || got.AssetSymbol != "USDC" || got.AmountAtomic != 5_000_000 {
+	got := seen.Load().(api.Payment)
+	if got.Method != api.MethodX402 || got.APIKey != key || got.AssetSymbol != "USDC" || got.AmountAtomic != 5_000_000 {
 		t.Fatalf("payment seen by the handler: %+v", got)
 	}
 	if b, _ := f.store.KeyBalance(t.Context(), key); b != 10_000_000 {

@@ -47,6 +47,7 @@ var specPrices = map[string]int64{
 	"POST /api/v1/credits/buy/5":                   5_000_000,
 	"POST /api/v1/credits/buy/20":                  20_000_000,
 	"POST /api/v1/credits/buy/50":                  50_000_000,
+	"POST /mcp":                                    10_000,
 	"GET /api/v1/preview":                          0,
 	"GET /status":                                  0,
 	"GET /transparency":                            0,
@@ -67,10 +68,10 @@ var specPrices = map[string]int64{
 }
 
 func TestSpecPrices(t *testing.T) {
-	for _, r := range newTestServer(nil, nil).Routes() {
+	for _, r := range newTestServer(nil, nil).Operations() {
 		want, ok := specPrices[r.Method+" "+r.Path]
-		if ok && r.PriceMicroUSD != want {
-			t.Errorf("%s %s costs %d micro-USD, spec §8 says %d", r.Method, r.Path, r.PriceMicroUSD, want)
+		if ok && r.Price != want {
+			t.Errorf("%s %s costs %d micro-USD, spec §8 says %d", r.Method, r.Path, r.Price, want)
 		}
 	}
 }

@@ -1,14 +1,16 @@
 package query
 
 import (
-	"encoding/json"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v3"
 
-	"github.com/marketintel/mi/query/x402"
+	"github.com/marketintel/mi/query/api"
+	"github.com/marketintel/mi/query/paywall"
+	"github.com/marketintel/mi/query/paywall/x402"
+	"github.com/marketintel/mi/query/schema"
 )
 
 // The free routes the route table's prices drive: GET /pricing,
@@ -16,42 +18,50 @@ import (
 // /.well-known/security.txt. Every price they show is a route's
 // PriceMicroUSD, the same number the 402 quotes and openapi.json carry.
 
-// Operator is who runs the service, shown by /transparency and
-// security.txt. It is part of PaywallConfig.
-type Operator struct {
-	// Name of the operator, e.g. "Example Markets Ltd".
-	Name string
-	// URL of the operator's site.
-	URL string
-	// SecurityContact is the RFC 9116 Contact (mailto: or https:).
-	SecurityContact string
-}
-
 // defaultOperator is shown when the server has no paywall configuration.
-var defaultOperator = Operator{Name: "Market Intelligence Service operator", SecurityContact: "mailto:security@localhost"}
+var defaultOperator = paywall.Operator{Name: "Market Intelligence Service operator", SecurityContact: "mailto:security@localhost"}
 
-func init() {
-	registerParameterNames("format")
-	registerRoutes(func(s *Server) []Route {
-		return []Route{
-			{Method: fiber.MethodGet, Path: "/pricing", Summary: "Machine-readable prices of every route (USD per successful call).", Handler: s.handlePricing},
-			{Method: fiber.MethodGet, Path: "/transparency", Summary: "Operator, data sources, current prices per route and billing policy.", Handler: s.handleTransparency},
-			{Method: fiber.MethodGet, Path: "/.well-known/x402-resources", Summary: "Paid resources with their x402 payment requirements, in manifest form.", Handler: s.handleX402Resources},
-			{Method: fiber.MethodGet, Path: "/x402-resources", Summary: "Same as /.well-known/x402-resources.", Handler: s.handleX402Resources},
-			{Method: fiber.MethodGet, Path: "/.well-known/security.txt", Summary: "Security contact per RFC 9116.", Handler: s.handleSecurityTxt},
-		}
-	})
+// formatParam is the format of GET /pricing: json only.
+var formatParam = api.Enum{Name: "format", Values: []string{"json"}, Desc: "Response format."}
+
+// pricingOperations declares the free routes the table's prices drive.
+func (s *Server) pricingOperations() []api.Operation {
+	const why = "a free utility route that lists prices and payment terms for clients; a model gets each tool's price in its description"
+	return []api.Operation{
+		{Method: fiber.MethodGet, Path: "/pricing", ID: "getPricing", Free: true,
+			Summary:   "Machine-readable prices of every route (USD per successful call).",
+			Params:    []api.Param{formatParam},
+			Responses: []api.Response{api.JSON(fiber.StatusOK, "Every route with its price.", pricingSchema)},
+			NoTool:    why, Handler: s.handlePricing},
+		{Method: fiber.MethodGet, Path: "/transparency", ID: "getTransparency", Free: true,
+			Summary:   "Operator, data sources, current prices per route and billing policy.",
+			Responses: []api.Response{api.JSON(fiber.StatusOK, "Operator, data sources, prices and billing policy.", transparencySchema)},
+			NoTool:    why, Handler: s.handleTransparency},
+		{Method: fiber.MethodGet, Path: "/.well-known/x402-resources", ID: "getX402ResourcesWellKnown", Free: true,
+			Summary:   "Paid resources with their x402 payment requirements, in manifest form.",
+			Responses: []api.Response{api.JSON(fiber.StatusOK, "Paid resources with their payment requirements.", x402ResourcesSchema)},
+			NoTool:    why, Handler: s.handleX402Resources},
+		{Method: fiber.MethodGet, Path: "/x402-resources", ID: "getX402Resources", Free: true,
+			Summary:   "Same as /.well-known/x402-resources.",
+			Responses: []api.Response{api.JSON(fiber.StatusOK, "Same as /.well-known/x402-resources.", x402ResourcesSchema)},
+			NoTool:    why, Handler: s.handleX402Resources},
+		{Method: fiber.MethodGet, Path: "/.well-known/security.txt", ID: "getSecurityTxt", Free: true,
+			Summary: "Security contact per RFC 9116.",
+			Responses: []api.Response{{Status: fiber.StatusOK, Desc: "RFC 9116 security.txt.",
+				Content: []api.Content{{Type: "text/plain", Schema: schema.String}}}},
+			NoTool: "the security contact for people, per RFC 9116", Handler: s.handleSecurityTxt},
+	}
 }
 
 // paywallOf returns the server's paywall when it is ours.
-func (s *Server) paywallOf() *X402Paywall {
-	pw, _ := s.d.Paywall.(*X402Paywall)
+func (s *Server) paywallOf() *paywall.X402Paywall {
+	pw, _ := s.d.Paywall.(*paywall.X402Paywall)
 	return pw
 }
 
-func (s *Server) operator() Operator {
-	if pw := s.paywallOf(); pw != nil && pw.c.Operator.Name != "" {
-		return pw.c.Operator
+func (s *Server) operator() paywall.Operator {
+	if pw := s.paywallOf(); pw != nil && pw.Operator().Name != "" {
+		return pw.Operator()
 	}
 	return defaultOperator
 }
@@ -59,7 +69,7 @@ func (s *Server) operator() Operator {
 // publicOrigin is the configured public origin, or the request's own.
 func (s *Server) publicOrigin(c fiber.Ctx) string {
 	if pw := s.paywallOf(); pw != nil {
-		return pw.origin
+		return pw.Origin()
 	}
 	return c.Scheme() + "://" + c.Host()
 }
@@ -73,19 +83,22 @@ type priceEntry struct {
 	Assets        []string `json:"assets"`
 	X402Only      bool     `json:"x402Only"`
 	Summary       string   `json:"summary"`
+	// FreeCalls are what a route priced per call inside (POST /mcp) serves
+	// without charge.
+	FreeCalls []string `json:"freeCalls,omitempty"`
 }
 
 // priceList is every route of the table with its price, paid routes first
 // in table order, then the free ones.
 func (s *Server) priceList() []priceEntry {
 	var paid, free []priceEntry
-	for _, r := range s.routes {
-		e := priceEntry{Method: r.Method, Path: openAPIPathOf(r.Path), PriceUSD: priceUSD(r.PriceMicroUSD),
-			PriceMicroUSD: r.PriceMicroUSD, Assets: r.Assets, X402Only: r.X402Only, Summary: r.Summary}
+	for _, r := range s.ops {
+		e := priceEntry{Method: r.Method, Path: r.OpenAPIPath(), PriceUSD: api.PriceUSD(r.Price),
+			PriceMicroUSD: r.Price, Assets: r.Assets, X402Only: r.X402Only, Summary: r.Summary, FreeCalls: r.FreeCalls}
 		if e.Assets == nil {
 			e.Assets = []string{"USDC"}
 		}
-		if r.PriceMicroUSD > 0 {
+		if r.Paid() {
 			paid = append(paid, e)
 		} else {
 			e.Assets = []string{}
@@ -106,7 +119,7 @@ type networkEntry struct {
 func (s *Server) networks() []networkEntry {
 	out := []networkEntry{}
 	if pw := s.paywallOf(); pw != nil {
-		for _, o := range pw.c.Offers {
+		for _, o := range pw.Offers() {
 			out = append(out, networkEntry{Network: o.Network, Asset: o.Asset.Address, Symbol: o.Asset.Symbol, PayTo: o.PayTo})
 		}
 	}
@@ -125,16 +138,12 @@ var billingPolicy = map[string]string{
 }
 
 func (s *Server) handlePricing(c fiber.Ctx) error {
-	if f := c.Query("format"); f != "" && f != "json" {
-		e := &paramError{param: "format", message: "format must be json", acceptedList: []string{"json"}}
-		return sendJSON(c, fiber.StatusBadRequest, e.appendBody(nil))
-	}
-	return s.sendValue(c, map[string]any{
+	return api.SendValue(c, fiber.StatusOK, map[string]any{
 		"currency":       "USD",
 		"unit":           "per successful (2xx) call",
 		"routes":         s.priceList(),
 		"networks":       s.networks(),
-		"paymentMethods": []string{MethodX402, MethodCredits, MethodWallet},
+		"paymentMethods": []string{api.MethodX402, api.MethodCredits, api.MethodWallet},
 	})
 }
 
@@ -148,7 +157,7 @@ func (s *Server) handleTransparency(c fiber.Ctx) error {
 		}
 	}
 	slices.Sort(sources)
-	return s.sendValue(c, map[string]any{
+	return api.SendValue(c, fiber.StatusOK, map[string]any{
 		"operator":      map[string]string{"name": op.Name, "url": op.URL, "securityContact": op.SecurityContact},
 		"dataSources":   sources,
 		"prices":        s.priceList(),
@@ -175,19 +184,21 @@ func (s *Server) handleX402Resources(c fiber.Ctx) error {
 	origin := s.publicOrigin(c)
 	pw := s.paywallOf()
 	out := []x402Resource{}
-	for _, r := range s.routes {
-		if r.PriceMicroUSD <= 0 {
+	for _, r := range s.ops {
+		// A route billed per call inside (POST /mcp) has no single price
+		// to pay up front: each tools/call quotes its own in a 402.
+		if !r.Paid() || r.BilledInside {
 			continue
 		}
 		accepts := []x402.PaymentRequirements{}
 		if pw != nil {
-			accepts = pw.accepts(r)
+			accepts = pw.Accepts(r)
 		}
-		out = append(out, x402Resource{Resource: origin + openAPIPathOf(r.Path), Type: "http", Method: r.Method,
-			Path: openAPIPathOf(r.Path), Description: r.Summary, MimeType: fiber.MIMEApplicationJSON,
-			PriceUSD: priceUSD(r.PriceMicroUSD), X402Version: x402.Version, Accepts: accepts})
+		out = append(out, x402Resource{Resource: origin + api.OpenAPIPath(r.Path), Type: "http", Method: r.Method,
+			Path: api.OpenAPIPath(r.Path), Description: r.Summary, MimeType: fiber.MIMEApplicationJSON,
+			PriceUSD: api.PriceUSD(r.Price), X402Version: x402.Version, Accepts: accepts})
 	}
-	return s.sendValue(c, map[string]any{"x402Version": x402.Version, "resources": out})
+	return api.SendValue(c, fiber.StatusOK, map[string]any{"x402Version": x402.Version, "resources": out})
 }
 
 func (s *Server) handleSecurityTxt(c fiber.Ctx) error {
@@ -199,28 +210,4 @@ func (s *Server) handleSecurityTxt(c fiber.Ctx) error {
 	b.WriteString("Canonical: " + s.publicOrigin(c) + "/.well-known/security.txt\n")
 	c.Set(fiber.HeaderContentType, "text/plain; charset=utf-8")
 	return c.Status(fiber.StatusOK).SendString(b.String())
-}
-
-// sendValue answers 200 with v as JSON.
-func (s *Server) sendValue(c fiber.Ctx, v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	return sendJSON(c, fiber.StatusOK, b)
-}
-
-// accepts are the requirements the paywall quotes for r.
-func (pw *X402Paywall) accepts(r Route) []x402.PaymentRequirements {
-	assets := r.Assets
-	if len(assets) == 0 {
-		assets = []string{"USDC"}
-	}
-	out := []x402.PaymentRequirements{}
-	for _, o := range pw.c.Offers {
-		if slices.Contains(assets, o.Asset.Symbol) {
-			out = append(out, o.Requirements(r.PriceMicroUSD))
-		}
-	}
-	return out
 }

@@ -14,8 +14,10 @@ import (
 	validator "github.com/pb33f/libopenapi-validator"
 	"github.com/pb33f/libopenapi-validator/config"
 
-	"github.com/marketintel/mi/query/ledger"
-	"github.com/marketintel/mi/query/x402"
+	"github.com/marketintel/mi/query/openapi"
+	"github.com/marketintel/mi/query/paywall"
+	"github.com/marketintel/mi/query/paywall/ledger"
+	"github.com/marketintel/mi/query/paywall/x402"
 )
 
 // newPricedServer is a server with a paywall quoting Base, Polygon,
@@ -34,9 +36,9 @@ func newPricedServer(t testing.TB, unpaidPerMinute int) *Server {
 	}
 	offers = append(offers, x402.Offer{Network: x402.NetworkSolana, Asset: x402.KnownAssets[x402.NetworkSolana][0],
 		PayTo: "CKPKJWNdJEqa81x7CkZ14BVPiY6y16Sxs7owznqtWYp5", FeePayer: "CKPKJWNdJEqa81x7CkZ14BVPiY6y16Sxs7owznqtWYp5"})
-	pw, err := NewPaywall(PaywallConfig{Store: store, Offers: offers, Settler: &x402.Facilitator{URL: "http://127.0.0.1:1"},
+	pw, err := paywall.New(paywall.Config{Store: store, Offers: offers, Settler: &x402.Facilitator{URL: "http://127.0.0.1:1"},
 		PublicURL: "https://api.example.com", UnpaidPerMinute: unpaidPerMinute,
-		Operator: Operator{Name: "Example Markets", URL: "https://example.com", SecurityContact: "mailto:security@example.com"}})
+		Operator: paywall.Operator{Name: "Example Markets", URL: "https://example.com", SecurityContact: "mailto:security@example.com"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +51,7 @@ func newPricedServer(t testing.TB, unpaidPerMinute int) *Server {
 func TestPricingRoutesMatchOpenAPI(t *testing.T) {
 	s := newPricedServer(t, 3)
 	app := s.App()
-	status, _, doc := do(t, app, http.MethodGet, openAPIPath)
+	status, _, doc := do(t, app, http.MethodGet, openapi.Path)
 	if status != 200 {
 		t.Fatal(status)
 	}
@@ -90,9 +92,9 @@ func TestPricingRoutesMatchOpenAPI(t *testing.T) {
 		e := r.(map[string]any)
 		prices[e["method"].(string)+" "+e["path"].(string)] = e["priceMicroUsd"].(float64)
 	}
-	for _, r := range s.Routes() {
-		if got := prices[r.Method+" "+openAPIPathOf(r.Path)]; got != float64(r.PriceMicroUSD) {
-			t.Errorf("/pricing %s %s: %v, want %d", r.Method, r.Path, got, r.PriceMicroUSD)
+	for _, r := range s.Operations() {
+		if got := prices[r.Method+" "+r.OpenAPIPath()]; got != float64(r.Price) {
+			t.Errorf("/pricing %s %s: %v, want %d", r.Method, r.Path, got, r.Price)
 		}
 	}
 	tr := check("/transparency", 200)

@@ -53,3 +53,9 @@ func BenchmarkSymbolRouteNoData(b *testing.B) {
 func BenchmarkListRoute(b *testing.B) {
 	benchRoute(b, "/api/v1/intelligence?window=5m&limit=20", 200)
 }
+
+// BenchmarkSummaryRoute measures GET /api/v1/intelligence/summary over 200
+// symbols.
+func BenchmarkSummaryRoute(b *testing.B) {
+	benchRoute(b, "/api/v1/intelligence/summary?window=5m", 200)
+}

@@ -1,15 +1,79 @@
 package query
 
 import (
-	"encoding/json"
-	"fmt"
+	"reflect"
+	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v3"
 
-	"github.com/marketintel/mi/pipeline"
+	"github.com/marketintel/mi/internal/jsonw"
+	"github.com/marketintel/mi/pipeline/stats"
+	"github.com/marketintel/mi/query/api"
+	"github.com/marketintel/mi/query/schema"
 	"github.com/marketintel/mi/schemas"
 )
+
+// The bodies of GET /status and GET /healthz.
+var (
+	statusSchema = schema.Named{Name: "Status", Schema: schema.Object("Body of GET /status.", schema.Obj{
+		{"service", schema.Const("mi")},
+		{"version", schema.Described(schema.String, "Service version.")},
+		{"generatedAt", schema.DateTime},
+		{"sources", schema.Described(schema.Array(statusSourceSchema), "One entry per source, sorted by name.")},
+		{"deadLetters", schema.Obj{{"description", "Rejected inputs by reason phrase."}, {"type", "object"},
+			{"additionalProperties", schema.Count}}},
+		{"views", schema.Object("Documents the live routes can serve.", schema.Obj{
+			{"documents", schema.Count},
+			{"symbols", schema.Count},
+			{"windows", schema.Object("Documents per window.", schema.Obj{{"1m", schema.Count}, {"5m", schema.Count}, {"15m", schema.Count}})},
+		})},
+		{"operators", schema.Obj{{"description", "Operator loop counters since start; null when this process runs no operator loop."},
+			{"oneOf", []schema.Obj{{{"type", "null"}}, schema.Object("", countFields(stats.OperatorCounts{}))}}}},
+	})}
+	statusSourceSchema = schema.Named{Name: "StatusSource", Schema: schema.Object("Ingestion state of one source.", schema.Obj{
+		{"source", schema.String},
+		{"state", schema.Described(schema.Enum("starting", "running", "finished", "failed", "connecting", "reconnecting", "unreachable"),
+			"Live sources: connecting (first dial), running, reconnecting (connection lost), unreachable (dial failed; retrying with backoff).")},
+		{"trades", schema.Count},
+		{"rejected", schema.Count},
+		{"lastEventAt", schema.Obj{{"type", []string{"string", "null"}}, {"format", "date-time"}}},
+		{"lastIngestAt", schema.Obj{{"type", []string{"string", "null"}}, {"format", "date-time"}}},
+		{"freshnessMs", schema.Obj{{"type", []string{"integer", "null"}}, {"minimum", 0}}},
+		{"reconnects", schema.Count},
+		{"error", schema.Obj{{"description", "The last error, kept after the source recovers."}, {"type", []string{"string", "null"}}}},
+		{"lagMs", schema.Obj{{"description", "Ingest time minus event time of the last trade."}, {"type", []string{"integer", "null"}}}},
+		{"gaps", schema.Described(schema.Count, "Stretches the source could not deliver: disconnects, missed trade ids.")},
+		{"lastGap", schema.Obj{{"description", "The last gap's reason."}, {"type", []string{"string", "null"}}}},
+	})}
+	healthzSchema = schema.Named{Name: "Healthz", Schema: schema.Object("Body of GET /healthz.", schema.Obj{{"status", schema.Const("ok")}})}
+)
+
+// statusOperation declares GET /status.
+func (s *Server) statusOperation() api.Operation {
+	return api.Operation{
+		Method: fiber.MethodGet, Path: "/status", ID: "getStatus", Free: true,
+		Summary:   "Ingestion state and freshness per source, dead letters and view counts.",
+		Responses: []api.Response{api.JSON(fiber.StatusOK, "Ingestion state per source, dead letters, views and operator counters.", statusSchema)},
+		NoTool:    "a free operational route for operators and monitors, not a market question",
+		Handler:   s.handleStatus,
+	}
+}
+
+// healthzOperation declares GET /healthz.
+func (s *Server) healthzOperation() api.Operation {
+	return api.Operation{
+		Method: fiber.MethodGet, Path: "/healthz", ID: "getHealthz", Free: true,
+		Summary:   "Liveness probe.",
+		Responses: []api.Response{api.JSON(fiber.StatusOK, "The process is alive.", healthzSchema)},
+		NoTool:    "a liveness probe for orchestrators",
+		Handler:   s.handleHealthz,
+	}
+}
+
+func (s *Server) handleHealthz(c fiber.Ctx) error {
+	return api.SendJSON(c, fiber.StatusOK, []byte(`{"status":"ok"}`))
+}
 
 // statusBody is the JSON of GET /status (docs/api.md). Pointer fields are
 // null when unknown.
@@ -21,7 +85,7 @@ type statusBody struct {
 	DeadLetters map[string]uint64 `json:"deadLetters"`
 	Views       statusViews       `json:"views"`
 	// Operators is null when no operator loop runs in this process.
-	Operators *pipeline.OperatorCounts `json:"operators"`
+	Operators *stats.OperatorCounts `json:"operators"`
 }
 
 // statusSource is the ingestion state of one source.
@@ -57,7 +121,7 @@ func (s *Server) handleStatus(c fiber.Ctx) error {
 	body := statusBody{
 		Service:     "mi",
 		Version:     s.d.Version,
-		GeneratedAt: formatTime(now.UnixNano()),
+		GeneratedAt: jsonw.FormatTime(now.UnixNano()),
 		Sources:     []statusSource{},
 		DeadLetters: map[string]uint64{},
 		Views: statusViews{
@@ -84,11 +148,7 @@ func (s *Server) handleStatus(c fiber.Ctx) error {
 			body.Operators = &oc
 		}
 	}
-	b, err := json.Marshal(body)
-	if err != nil {
-		return fmt.Errorf("cannot encode the status body: %w", err)
-	}
-	return sendJSON(c, fiber.StatusOK, b)
+	return api.SendValue(c, fiber.StatusOK, body)
 }
 
 // sourceStatus builds the status of one source as of now. Freshness is now
@@ -104,11 +164,11 @@ func sourceStatus(name, state string, trades, rejected uint64, lastEventNs, last
 		Reconnects: reconnects,
 	}
 	if lastEventNs != 0 {
-		t := formatTime(lastEventNs)
+		t := jsonw.FormatTime(lastEventNs)
 		st.LastEventAt = &t
 	}
 	if lastIngestNs != 0 {
-		t := formatTime(lastIngestNs)
+		t := jsonw.FormatTime(lastIngestNs)
 		st.LastIngestAt = &t
 		ms := max(now.Sub(time.Unix(0, lastIngestNs)).Milliseconds(), 0)
 		st.FreshnessMs = &ms
@@ -119,14 +179,8 @@ func sourceStatus(name, state string, trades, rejected uint64, lastEventNs, last
 	return st
 }
 
-// formatTime formats Unix nanoseconds as RFC 3339 UTC with milliseconds,
-// like every time the service renders.
-func formatTime(ns int64) string {
-	return time.Unix(0, ns).UTC().Format(timeLayout)
-}
-
 // addLiveStatus adds what live sources report: lag and gaps.
-func addLiveStatus(ss *statusSource, st pipeline.SourceStats) {
+func addLiveStatus(ss *statusSource, st stats.SourceStats) {
 	if st.Trades > 0 {
 		ms := st.LagNs / 1e6
 		ss.LagMs = &ms
@@ -136,4 +190,31 @@ func addLiveStatus(ss *statusSource, st pipeline.SourceStats) {
 		g := st.LastGap
 		ss.LastGap = &g
 	}
+}
+
+// countFields returns the properties of a struct of unsigned counters, named
+// by their json tags in field order, so the schema follows the struct
+// (stats.OperatorCounts, owned by the pipeline) as it grows.
+func countFields(v any) schema.Obj {
+	t := reflect.TypeOf(v)
+	props := schema.Obj{}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if !f.IsExported() || name == "-" {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		s := schema.Integer
+		switch f.Type.Kind() {
+		case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+			s = schema.Count
+		case reflect.Float32, reflect.Float64:
+			s = schema.Number
+		}
+		props = append(props, schema.KV{K: name, V: s})
+	}
+	return props
 }

@@ -10,7 +10,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/marketintel/mi/query/ledger"
+	"github.com/marketintel/mi/query/paywall/ledger"
 )
 
 const creditsUsage = `usage:

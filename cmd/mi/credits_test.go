@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/marketintel/mi/query/ledger"
+	"github.com/marketintel/mi/query/paywall/ledger"
 )
 
 func TestCreditsGrantAndBalance(t *testing.T) {

@@ -27,6 +27,7 @@ import (
 	"github.com/marketintel/mi/query"
 	"github.com/marketintel/mi/query/history"
 	"github.com/marketintel/mi/sinks/alerts"
+	"github.com/marketintel/mi/sinks/newsview"
 	"github.com/marketintel/mi/sinks/views"
 )
 
@@ -140,9 +141,11 @@ func cmdRun(ctx context.Context, name string, fixed []string, args []string) err
 	latDEX := fs.Duration("lateness-onchain-dex", operators.DefaultConfig().LatenessOnchainDEX, "allowed lateness of EVM DEX trades")
 	latSol := fs.Duration("lateness-solana-dex", operators.DefaultConfig().LatenessSolanaDEX, "allowed lateness of Solana DEX trades")
 	session := fs.Duration("group-session-timeout", 45*time.Second, "how long the operators' consumer group waits for a silent instance before moving its partitions to the others (6s to 5m; the brokers' group.min/max.session.timeout.ms bound it too)")
-	roles := fs.String("roles", "", "comma-separated roles to run: ingest, process, views, parquet, alerts (default all); the query API runs with views")
+	roles := fs.String("roles", "", "comma-separated roles to run: ingest, process, views, parquet, news, alerts (default all); the query API runs with views")
 	opsAddr := fs.String("ops-addr", "", "address of the operations port: /healthz, /readyz (caught-up consumption) and /metrics of the process's roles; empty turns it off")
 	readyLag := fs.Int64("ready-lag", 10_000, "readiness: the most records a role's consumer group may be behind and still be ready")
+	newsRetention := fs.Duration("news-retention", newsview.DefaultRetention, "how far back from the newest item the news view keeps items (the day files keep everything); the offline demo, whose captures span years, sets it longer")
+	newsMaxAge := fs.Duration("news-alert-max-age", 24*time.Hour, "news and sec_filing alerts only for items read at most this long after publication (docs/news.md); negative: no limit (replays of old captures)")
 	logFormat := fs.String("log-format", "text", "log format: text or json")
 	if fixed != nil {
 		*opsAddr = ":9090"
@@ -173,10 +176,10 @@ func cmdRun(ctx context.Context, name string, fixed []string, args []string) err
 		}
 		for _, r := range strings.Split(*roles, ",") {
 			switch r {
-			case "ingest", "process", "views", "parquet", "alerts":
+			case "ingest", "process", "views", "parquet", "news", "alerts":
 				rl = append(rl, r)
 			default:
-				return fmt.Errorf("cannot use --roles %q: accepted roles are ingest, process, views, parquet, alerts", *roles)
+				return fmt.Errorf("cannot use --roles %q: accepted roles are ingest, process, views, parquet, news, alerts", *roles)
 			}
 		}
 	}
@@ -207,7 +210,8 @@ func cmdRun(ctx context.Context, name string, fixed []string, args []string) err
 	var alertsD *alerts.Dispatcher
 	var srv *query.Server
 	var viewsReady chan struct{}
-	lv := views.NewLiquidity() // follows mi.pool-events.v1 (SideViews below)
+	lv := views.NewLiquidity()                           // follows mi.pool-events.v1 (SideViews below)
+	_, ratesSide := pipeline.RatesView(pay.operatorName) // follows mi.rates.v1 (docs/rates.md)
 	if api || alerting {
 		store, paywall, err := pay.build(ctx, *dataDir, log) // payments.go
 		if err != nil {
@@ -234,22 +238,34 @@ func cmdRun(ctx context.Context, name string, fixed []string, args []string) err
 		}
 	}
 
+	nv, newsStage, err := newsWiring(ctx, srcs, *sourcesConfig, *dataDir, *newsRetention, *newsMaxAge, log) // news.go
+	if err != nil {
+		return err
+	}
+	if newsStage != nil {
+		operators.SetLive(operators.AlertNews, operators.AlertSECFiling)
+	}
+
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	errc := make(chan error, 3)
-	ops := newOps(*opsAddr, *readyLag, rl, stats, proc, viewsReady, log) // roles.go
+	ops := newOps(*opsAddr, *readyLag, rl, stats, proc, viewsReady, newsStage != nil, log) // roles.go
 	go func() {
 		errc <- pipeline.Run(ctx, pipeline.RunConfig{
 			DataDir: *dataDir, Sources: srcs, ReplaySpeed: sp, Brokers: bl, KafkaListen: *listen,
 			Partitions: *partitions, InstanceID: *instance, Operators: ocfg, Roles: rl, SessionTimeout: *session,
-			Views: v, SideViews: []pipeline.SideView{pipeline.ViewOf(sidetopic.PoolEvents, lv.ApplyRecord)},
+			Views: v, SideViews: append([]pipeline.SideView{pipeline.ViewOf(sidetopic.PoolEvents, lv.ApplyRecord), ratesSide}, newsSideViews(nv)...),
 			ViewsReady: viewsReady,
+			News:       newsStage,
 			Stats:      stats, Proc: proc, Logger: log, Progress: progress.update,
 			Parquet: pipeline.ParquetSinkConfig{Every: hourlyRetention(*dataDir, log)},
 			BrokerReady: func(b []string) {
 				startLive(ctx, live, len(bl) > 0, stats, log)(b)
 				if alerting {
 					startAlertStages(ctx, b, alertsD, log)
+				}
+				if has("parquet") {
+					startRatesFiles(ctx, b, *dataDir, log)
 				}
 				ops.start(ctx, b, errc)
 			},

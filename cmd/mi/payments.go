@@ -16,8 +16,9 @@ import (
 	"github.com/ethereum/go-ethereum/ethclient"
 
 	"github.com/marketintel/mi/query"
-	"github.com/marketintel/mi/query/ledger"
-	"github.com/marketintel/mi/query/x402"
+	"github.com/marketintel/mi/query/paywall"
+	"github.com/marketintel/mi/query/paywall/ledger"
+	"github.com/marketintel/mi/query/paywall/x402"
 )
 
 // paymentFlags configure the paywall and the ledger of mi run
@@ -77,7 +78,7 @@ func (p *paymentFlags) build(ctx context.Context, dataDir string, log *slog.Logg
 	return store, pw, nil
 }
 
-func (p *paymentFlags) paywall(ctx context.Context, store *ledger.SQL, log *slog.Logger) (*query.X402Paywall, error) {
+func (p *paymentFlags) paywall(ctx context.Context, store *ledger.SQL, log *slog.Logger) (*paywall.X402Paywall, error) {
 	if p.payToEVM != "" && !common.IsHexAddress(p.payToEVM) {
 		return nil, fmt.Errorf("cannot use --pay-to-evm %q: not a 0x address", p.payToEVM)
 	}
@@ -159,10 +160,10 @@ func (p *paymentFlags) paywall(ctx context.Context, store *ledger.SQL, log *slog
 	for n, c := range clients {
 		callers[n] = c
 	}
-	return query.NewPaywall(query.PaywallConfig{
+	return paywall.New(paywall.Config{
 		Store: store, Offers: offers, Settler: router, PublicURL: p.publicURL,
 		SignInCallers: callers, UnpaidPerMinute: p.unpaidPerMinute, Logger: log,
-		Operator: query.Operator{Name: p.operatorName, URL: p.operatorURL, SecurityContact: p.securityContact},
+		Operator: paywall.Operator{Name: p.operatorName, URL: p.operatorURL, SecurityContact: p.securityContact},
 	})
 }
 

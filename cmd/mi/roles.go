@@ -12,6 +12,7 @@ import (
 
 	"github.com/marketintel/mi/pipeline"
 	"github.com/marketintel/mi/pipeline/probe"
+	"github.com/marketintel/mi/pipeline/sidetopic"
 	"github.com/marketintel/mi/schemas"
 )
 
@@ -19,11 +20,11 @@ import (
 // against a Kafka cluster (DESIGN.md §1, docs/deploy.md), and the pipeline
 // roles each runs.
 var roleCommands = map[string][]string{
-	"ingest":  {"ingest"},  // the sources: --source, or the live sources of --sources-config
-	"process": {"process"}, // the operators, in consumer group mi-operators
-	"sink":    {"parquet"}, // the Parquet day files under --data-dir (a shared volume)
-	"alerts":  {"alerts"},  // the alert outbox sink and the webhook dispatcher
-	"serve":   {"views"},   // the query API over the views, the ledger and the day files
+	"ingest":  {"ingest"},          // the sources: --source, or the live sources of --sources-config
+	"process": {"process"},         // the operators, in consumer group mi-operators
+	"sink":    {"parquet", "news"}, // the day files under --data-dir (a shared volume): Parquet sink, rates files, news stage
+	"alerts":  {"alerts"},          // the alert outbox sink and the webhook dispatcher
+	"serve":   {"views"},           // the query API over the views, the ledger and the day files
 }
 
 // ops is the operations port of one process: liveness, readiness by the
@@ -35,13 +36,14 @@ type ops struct {
 	stats    *pipeline.Stats
 	proc     *pipeline.ProcessStats
 	views    <-chan struct{}
+	news     bool // the news stage is configured
 	log      *slog.Logger
 	srv      *http.Server
 	lag      *probe.Lag
 }
 
-func newOps(addr string, readyLag int64, roles []string, stats *pipeline.Stats, proc *pipeline.ProcessStats, views <-chan struct{}, log *slog.Logger) *ops {
-	return &ops{addr: addr, readyLag: readyLag, roles: roles, stats: stats, proc: proc, views: views, log: log}
+func newOps(addr string, readyLag int64, roles []string, stats *pipeline.Stats, proc *pipeline.ProcessStats, views <-chan struct{}, news bool, log *slog.Logger) *ops {
+	return &ops{addr: addr, readyLag: readyLag, roles: roles, stats: stats, proc: proc, views: views, news: news, log: log}
 }
 
 // start serves the port once the brokers are known; a listener that fails
@@ -73,6 +75,10 @@ func (o *ops) start(ctx context.Context, brokers []string, errc chan<- error) {
 	if has("parquet") {
 		groups[pipeline.ParquetGroup] = pipeline.ParquetTopics
 		p.Ready("parquet", lag.CaughtUp(pipeline.ParquetGroup, o.readyLag, pipeline.ParquetTopics...))
+	}
+	if has("news") && o.news {
+		groups[pipeline.NewsGroup] = []string{sidetopic.News.Name}
+		p.Ready("news", lag.CaughtUp(pipeline.NewsGroup, o.readyLag, sidetopic.News.Name))
 	}
 	if has("alerts") {
 		groups[pipeline.OutboxGroup] = []string{schemas.TopicEvents}

@@ -11,6 +11,7 @@ import (
 	"github.com/marketintel/mi/pipeline/sources"
 	_ "github.com/marketintel/mi/pipeline/sources/cex" // registers the exchange kinds
 	"github.com/marketintel/mi/pipeline/sources/evmdex"
+	_ "github.com/marketintel/mi/pipeline/sources/newsfeed" // registers the "news" kind
 	"github.com/marketintel/mi/pipeline/sources/soldex"
 )
 

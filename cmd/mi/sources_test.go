@@ -149,8 +149,8 @@ func TestRunWithSourcesConfig(t *testing.T) {
 }
 
 // TestDefaultConfigOpens opens every entry of the built-in sources
-// configuration with the kinds mi registers (exchanges and on-chain DEX),
-// without connecting anywhere.
+// configuration with the kinds mi registers (exchanges, on-chain DEX, the
+// rates pollers and news), without connecting anywhere.
 func TestDefaultConfigOpens(t *testing.T) {
 	cfg, err := sources.LoadConfig("")
 	if err != nil {
@@ -165,7 +165,8 @@ func TestDefaultConfigOpens(t *testing.T) {
 		kinds[strings.SplitN(s.Name(), ":", 2)[0]]++
 		_ = s.Close()
 	}
-	if len(srcs) != len(cfg.Sources) || kinds["evmdex"] != 2 || kinds["ws"] != 5 {
+	if len(srcs) != len(cfg.Sources) || kinds["evmdex"] != 2 || kinds["ws"] != 5 || kinds["news"] != 1 ||
+		kinds["treasury"] != 3 || kinds["nyfed"] != 1 || kinds["ecb"] != 1 || kinds["aave-v3"] != 1 || kinds["tokenfunds"] != 1 {
 		t.Fatalf("opened %d of %d sources: %v", len(srcs), len(cfg.Sources), kinds)
 	}
 }

@@ -22,6 +22,19 @@ var PoolEvents = Topic[*schemas.PoolEvent]{
 	New: func() *schemas.PoolEvent { return new(schemas.PoolEvent) },
 }
 
+// Rates carries the observations of the rates domain (schemas.RatesRecord:
+// Treasury curves, overnight rates, lending rates, tokenized fund supply,
+// Treasury auctions and read faults), keyed by the observation
+// (schemas.RatesKey), so the reads of one observation stay in order.
+// Produced by the rates pollers (pipeline/sources/ratesfeed and the
+// publisher packages); applied by the rates view (sinks/ratesview) and
+// written to Parquet (sinks/ratesfiles). docs/rates.md.
+var Rates = Topic[*schemas.RatesRecord]{
+	Name: schemas.TopicRates,
+	Key:  schemas.RatesKey,
+	New:  func() *schemas.RatesRecord { return new(schemas.RatesRecord) },
+}
+
 // Positioning carries perp positioning snapshots (schemas.PerpSnapshot:
 // open interest, funding and long/short shares of one perp of one venue at
 // one poll, delistings, and open-interest history points), keyed by
@@ -45,5 +58,18 @@ var PredictionMarkets = Topic[*schemas.PredictionQuote]{
 	New:  func() *schemas.PredictionQuote { return new(schemas.PredictionQuote) },
 }
 
+// News carries publisher headlines and SEC filings (schemas.NewsItem,
+// unclassified), keyed by the item id, so every copy and revision of one
+// item goes to one partition. Compacted: a view rebuilds from the last
+// record of each id (the source sends an id again only when its content
+// changed); the news day files keep the history. Produced by
+// pipeline/sources/newsfeed; applied by sinks/newsview (docs/news.md).
+var News = Topic[*schemas.NewsItem]{
+	Name:      "mi.news.v1",
+	Key:       func(n *schemas.NewsItem) string { return n.GetId() },
+	New:       func() *schemas.NewsItem { return new(schemas.NewsItem) },
+	Compacted: true,
+}
+
 // All lists every side topic.
-var All = []Spec{PoolEvents.Spec(), Positioning.Spec(), PredictionMarkets.Spec()}
+var All = []Spec{PoolEvents.Spec(), Positioning.Spec(), PredictionMarkets.Spec(), Rates.Spec(), News.Spec()}

@@ -210,6 +210,24 @@ func (s SourceConfig) Decode(v any) error {
 type Env struct {
 	Observer Observer
 	Logger   *slog.Logger
+	// HTTP and Chains are the file's shared client sections; Config.Open
+	// fills them in.
+	HTTP   HTTPConfig
+	Chains []ChainConfig
+	// Registry, when set, records the health of pollers and chain readers
+	// for /status; openers register their sources in it (nil: each source
+	// keeps its own).
+	Registry *Registry
+}
+
+// Chain returns the enabled chains entry named name.
+func (e Env) Chain(name string) (ChainConfig, bool) {
+	for _, c := range e.Chains {
+		if c.Chain == name && !c.Disabled {
+			return c, true
+		}
+	}
+	return ChainConfig{}, false
 }
 
 // Opener opens the source an entry describes. It must not do I/O that can
@@ -309,6 +327,7 @@ func (c Config) Open(env Env) ([]Source, error) {
 		}
 		return nil, err
 	}
+	env.HTTP, env.Chains = c.HTTP, c.Chains
 	names := map[string]bool{}
 	for i, sc := range c.Sources {
 		if sc.Disabled {

@@ -313,7 +313,7 @@ func mean(xs []float64) float64 {
 	for _, x := range xs {
 		s += x
 	}
-	return s / float64(len(xs))
+	return s/float64(len(xs)) + 0 // -0 reads as 0, as every number of the service does
 }
 
 func median(xs []float64) float64 {
@@ -324,9 +324,9 @@ func median(xs []float64) float64 {
 	slices.Sort(ys)
 	n := len(ys)
 	if n%2 == 1 {
-		return ys[n/2]
+		return ys[n/2] + 0 // -0 reads as 0
 	}
-	return (ys[n/2-1] + ys[n/2]) / 2
+	return (ys[n/2-1]+ys[n/2])/2 + 0
 }
 
 // positiveRate is the percentage of xs above 0; 0 without samples.

@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/marketintel/mi/datasets"
+	"github.com/marketintel/mi/internal/jsonw"
 )
 
 // SeriesSummary is one symbol's cross-venue candles over a range, summed
@@ -99,17 +100,17 @@ func summarize(sym string, rows []seriesRow) SeriesSummary {
 		b = append(b, ':')
 		b = append2(b, sec%60)
 		b = append(b, `Z","open":`...)
-		b = datasets.AppendNumber(b, c.open)
+		b = jsonw.AppendFloat(b, c.open)
 		b = append(b, `,"high":`...)
-		b = datasets.AppendNumber(b, c.high)
+		b = jsonw.AppendFloat(b, c.high)
 		b = append(b, `,"low":`...)
-		b = datasets.AppendNumber(b, c.low)
+		b = jsonw.AppendFloat(b, c.low)
 		b = append(b, `,"close":`...)
-		b = datasets.AppendNumber(b, c.closep)
+		b = jsonw.AppendFloat(b, c.closep)
 		b = append(b, `,"volumeUsd":`...)
-		b = datasets.AppendNumber(b, c.volUSD)
+		b = jsonw.AppendFloat(b, c.volUSD)
 		b = append(b, `,"buyPressure":`...)
-		b = datasets.AppendNumber(b, c.bp)
+		b = jsonw.AppendFloat(b, c.bp)
 		b = append(b, `,"tradeCount":`...)
 		b = strconv.AppendInt(b, c.trades, 10)
 		b = append(b, '}')

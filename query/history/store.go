@@ -6,6 +6,10 @@
 // from a request (symbols, times, thresholds) are always bound, never
 // spliced. The list of files a statement reads is built from the directory
 // tree by this package and bound as a parameter too.
+//
+// The routes that sell the history (routes*.go: candles, datasets, the
+// multi-signal query, backtests, the track record) are declared here too,
+// next to the store they read.
 package history
 
 import (

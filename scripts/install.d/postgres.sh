@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# PostgreSQL for the ledger conformance suite (query/ledger): a local server on
+# PostgreSQL for the ledger conformance suite (query/paywall/ledger): a local server on
 # 127.0.0.1:5432 that lets user postgres in without a password (trust) from
 # 127.0.0.1. Starts the Debian cluster when it is installed but stopped,
 # installs it from Debian packages when missing, and fails loudly otherwise.

@@ -509,26 +509,34 @@ func (s *Store) Resume(ctx context.Context, id, secret string) (Subscription, er
 }
 
 // Match reports whether e is for sub: its event is one of sub's, and it
-// passes sub's filters. Symbols narrow every event that has a symbol;
-// categories and minMateriality narrow news (data fields category and
-// materiality), forms narrow sec_filing (data field form) and tokens narrow
+// passes sub's filters. Symbols narrow every event that has a symbol, and
+// news by any of its data field symbols; categories and minMateriality
+// narrow news (data fields category and materiality), forms narrow sec_filing (data field form) and tokens narrow
 // token_risk_change (data fields address and chain).
 func Match(sub Subscription, e Event) bool {
 	if !slices.Contains(sub.Events, e.Event) {
 		return false
 	}
 	f := sub.Filters
-	if len(f.Symbols) > 0 && e.Symbol != "" && !slices.Contains(f.Symbols, e.Symbol) {
-		return false
-	}
 	var d struct {
-		Category    string `json:"category"`
-		Materiality int    `json:"materiality"`
-		Form        string `json:"form"`
-		Address     string `json:"address"`
-		Chain       string `json:"chain"`
+		Category    string   `json:"category"`
+		Materiality int      `json:"materiality"`
+		Form        string   `json:"form"`
+		Address     string   `json:"address"`
+		Chain       string   `json:"chain"`
+		Symbols     []string `json:"symbols"`
 	}
 	_ = json.Unmarshal(e.Data, &d)
+	if e.Event == eventNews {
+		// A news item names any number of symbols (Symbol is the first):
+		// it is for a subscription watching any of them, and an item
+		// naming none is not for a subscription that lists symbols.
+		if len(f.Symbols) > 0 && !slices.ContainsFunc(f.Symbols, func(s string) bool { return s == e.Symbol || slices.Contains(d.Symbols, s) }) {
+			return false
+		}
+	} else if len(f.Symbols) > 0 && e.Symbol != "" && !slices.Contains(f.Symbols, e.Symbol) {
+		return false
+	}
 	switch e.Event {
 	case eventNews:
 		if len(f.Categories) > 0 && !slices.Contains(f.Categories, d.Category) {

@@ -147,6 +147,14 @@ func TestMatch(t *testing.T) {
 	f(sub([]string{"news"}, Filters{Categories: []string{"crypto"}}), ev("news", "", map[string]any{"category": "crypto", "materiality": 5}), true)
 	f(sub([]string{"news"}, Filters{Categories: []string{"crypto"}}), ev("news", "", map[string]any{"category": "stocks", "materiality": 5}), false)
 	f(sub([]string{"news"}, Filters{MinMateriality: 2}), ev("news", "", map[string]any{"materiality": 2}), true)
+	f(sub([]string{"news"}, Filters{}), ev("news", "", map[string]any{"materiality": 3}), false) // default minMateriality 4
+	// News names several symbols: any of them matches; none matches no
+	// symbol filter.
+	btc := map[string]any{"materiality": 5, "symbols": []string{"ETHUSD", "BTCUSD"}}
+	f(sub([]string{"news"}, Filters{Symbols: []string{"BTCUSD"}}), ev("news", "ETHUSD", btc), true)
+	f(sub([]string{"news"}, Filters{Symbols: []string{"SOLUSD"}}), ev("news", "ETHUSD", btc), false)
+	f(sub([]string{"news"}, Filters{Symbols: []string{"SOLUSD"}}), ev("news", "", map[string]any{"materiality": 5, "symbols": []string{}}), false)
+	f(sub([]string{"news"}, Filters{}), ev("news", "", map[string]any{"materiality": 5, "symbols": []string{}}), true)
 	f(sub([]string{"sec_filing"}, Filters{Forms: []string{"8-K"}}), ev("sec_filing", "AAPL", map[string]any{"form": "8-k"}), true)
 	f(sub([]string{"sec_filing"}, Filters{Forms: []string{"4"}}), ev("sec_filing", "AAPL", map[string]any{"form": "8-K"}), false)
 	tok := Filters{Tokens: []Token{{Address: "0xAbC", Chain: "base"}}}

@@ -59,8 +59,11 @@ type field struct {
 	kind pq.Kind
 }
 
-// fieldsOf maps the parquet column names of the struct T to its fields.
-func fieldsOf[T any]() map[string]field {
+// fieldsOf maps the parquet column names of the struct T to its fields;
+// ok is false when T has a field the column reader does not decode (a
+// pointer for an optional column, ...): such rows go through the generic
+// reader.
+func fieldsOf[T any]() (fields map[string]field, ok bool) {
 	t := reflect.TypeFor[T]()
 	out := map[string]field{}
 	for i := range t.NumField() {
@@ -77,11 +80,11 @@ func fieldsOf[T any]() map[string]field {
 		case reflect.Bool:
 			k = pq.Boolean
 		default:
-			panic("BUG: row field " + sf.Name + " of unsupported type " + sf.Type.String())
+			return nil, false
 		}
 		out[name] = field{off: sf.Offset, kind: k}
 	}
-	return out
+	return out, true
 }
 
 // colReader decodes a file of rows of T column by column: each column reads
@@ -121,9 +124,9 @@ type colState struct {
 // newColReader returns a colReader if the columns of f are exactly those
 // of T, all required (no nulls, no repetition).
 func newColReader[T any](f *pq.File) (*colReader[T], bool) {
-	fields := fieldsOf[T]()
+	fields, ok := fieldsOf[T]()
 	paths := f.Schema().Columns()
-	if len(paths) != len(fields) {
+	if !ok || len(paths) != len(fields) {
 		return nil, false
 	}
 	r := &colReader[T]{rgs: f.RowGroups()}

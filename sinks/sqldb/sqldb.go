@@ -1,5 +1,5 @@
 // Package sqldb is what the SQL stores sharing one database (the ledger in
-// query/ledger, the alert outbox in sinks/alerts) need to run the same
+// query/paywall/ledger, the alert outbox in sinks/alerts) need to run the same
 // statements on SQLite and PostgreSQL: the dialect names and the rewriting
 // of ? placeholders.
 package sqldb

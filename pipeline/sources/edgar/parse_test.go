@@ -177,6 +177,12 @@ func TestParseTickers(t *testing.T) {
 	if got := tk.TickersOf(1652044); len(got) < 2 || got[0] != "GOOGL" {
 		t.Errorf("TickersOf(Alphabet) = %v, want GOOGL first", got)
 	}
+	// Companies keeps the file's order: "0" MSFT, "1" AAPL, "2" NVDA, and
+	// ADBE at "41" (read from the fixture).
+	cs := tk.Companies()
+	if len(cs) != tk.Len() || cs[0].Ticker != "MSFT" || cs[1].Ticker != "AAPL" || cs[2].Ticker != "NVDA" || cs[41].Ticker != "ADBE" {
+		t.Errorf("Companies() = %d entries starting %+v", len(cs), cs[:3])
+	}
 
 	x, err := ParseTickersExchange(readFixture(t, "company_tickers_exchange_2023-05-26.json"))
 	if err != nil {

@@ -24,6 +24,7 @@ type Company struct {
 type Tickers struct {
 	byTicker map[string]Company
 	byCIK    map[CIK][]string
+	order    []string // tickers in the order added
 }
 
 // NormalizeTicker upper-cases a ticker and writes share-class separators
@@ -92,6 +93,22 @@ func (t *Tickers) add(c Company) {
 	}
 	t.byTicker[n] = c
 	t.byCIK[c.CIK] = append(t.byCIK[c.CIK], n)
+	t.order = append(t.order, n)
+}
+
+// Companies returns the registrant of every ticker in the order of the
+// file parsed: company_tickers.json lists the largest companies first, so
+// the position ranks issuers by size (the news classifier reads it so).
+// After Merge the order is by CIK.
+func (t *Tickers) Companies() []Company {
+	if t == nil {
+		return nil
+	}
+	out := make([]Company, len(t.order))
+	for i, tk := range t.order {
+		out[i] = t.byTicker[tk]
+	}
+	return out
 }
 
 func newTickers() *Tickers {

@@ -296,6 +296,11 @@ func TestRunSchedule(t *testing.T) {
 	if o := <-outs; len(o.Snapshots) != 225 {
 		t.Fatalf("%d snapshots after the wait", len(o.Snapshots))
 	}
+	// The output is emitted from inside the poll, before the poller records
+	// its success: wait until the poller sleeps again on the clock.
+	if err := clk.BlockUntil(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
 	f := hl.Freshness()
 	if f.State != "ok" || f.ConsecutiveFailures != 0 || !strings.Contains(f.LastError, "429") || !f.LastData.Equal(hlRecorded) {
 		t.Fatalf("%+v", f)
