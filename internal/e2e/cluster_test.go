@@ -95,6 +95,7 @@ func TestRolesOnKafkaClusterSurviveCrashes(t *testing.T) {
 	for _, p := range []*roleProc{procA, procB, sink, dispatch, apiA, apiB} {
 		p.waitReady(t, 2*time.Minute)
 	}
+	checkTopicSettings(t, kc.Brokers)
 	ingest := role("ingest", "ingest", "--source", capture, "--replay-speed", "15", "--data-dir", filepath.Join(scratch, "ingest"))
 	ingest.waitReady(t, time.Minute)
 
@@ -202,6 +203,59 @@ func TestRolesOnKafkaClusterSurviveCrashes(t *testing.T) {
 	}
 	t.Logf("%d candles, %d documents, %d signal changes, %d alert events, %d day files identical; %d API answers identical",
 		len(got.out.candles), len(got.out.docs), len(got.changes), len(got.events), len(refDays), len(apiQueries))
+}
+
+// checkTopicSettings checks the topics the roles created on the cluster:
+// three replicas, min.insync.replicas 2, and the cleanup policy of
+// pipeline.Topics (docs/topics.md).
+func checkTopicSettings(t *testing.T, brokers []string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	var names []string
+	for _, s := range pipeline.Topics {
+		names = append(names, s.Name)
+	}
+	details, err := adm.ListTopics(ctx, names...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	configs, err := adm.DescribeTopicConfigs(ctx, names...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range pipeline.Topics {
+		d := details[s.Name]
+		if d.Err != nil || len(d.Partitions) == 0 {
+			t.Errorf("topic %s: %v", s.Name, d.Err)
+			continue
+		}
+		for _, p := range d.Partitions {
+			if len(p.Replicas) != 3 {
+				t.Errorf("%s[%d] has %d replicas, want 3", s.Name, p.Partition, len(p.Replicas))
+			}
+		}
+		rc, err := configs.On(s.Name, nil)
+		if err != nil {
+			t.Errorf("configuration of %s: %v", s.Name, err)
+			continue
+		}
+		want := map[string]string{"min.insync.replicas": "2", "cleanup.policy": "delete"}
+		if s.Compacted {
+			want["cleanup.policy"] = "compact"
+		}
+		for _, c := range rc.Configs {
+			if w, ok := want[c.Key]; ok && c.MaybeValue() != w {
+				t.Errorf("%s: %s = %s, want %s", s.Name, c.Key, c.MaybeValue(), w)
+			}
+		}
+	}
 }
 
 // reference is what the embedded single-process run left: topic outputs,
