@@ -155,13 +155,20 @@ registered() {
 	kcat -b "$(cat "$1/bootstrap")" -L -m 5 2>/dev/null | awk '/ brokers:$/ {print $1; exit}'
 }
 
+# wait_registered waits until all brokers are registered. With a second
+# argument, a node that exited because its port was taken meanwhile (ports
+# are picked free, then bound by Java a few seconds later) makes it return 3
+# instead of failing, so the caller can retry on other ports.
 wait_registered() {
-	local dir="$1" n
+	local dir="$1" bindretry="${2:-}" n
 	n="$(cat "$dir/nodes")"
 	local deadline=$((SECONDS + TIMEOUT))
 	while [ $SECONDS -lt $deadline ]; do
 		for id in $(seq 1 "$n"); do
 			if [ ! -f "$dir/node-$id/stopped" ] && ! node_alive "$dir" "$id"; then
+				if [ -n "$bindretry" ] && grep -qs "Address already in use" "$dir/node-$id/stdout.log" "$dir/node-$id/server.log"; then
+					return 3
+				fi
 				tail -n 40 "$dir/node-$id/stdout.log" "$dir/node-$id/server.log" >&2 2>/dev/null || true
 				die "node $id exited during start (logs above; $dir/node-$id)"
 			fi
@@ -192,6 +199,28 @@ cmd_start() {
 	mkdir -p "$dir"
 	[ -f "$dir/bootstrap" ] && node_alive "$dir" 1 && die "a cluster is already running in $dir"
 	echo "$n" >"$dir/nodes"
+	local attempt rc
+	for attempt in 1 2 3; do
+		rc=0
+		start_attempt "$dir" "$n" || rc=$?
+		[ "$rc" -eq 3 ] || break
+		echo "kafka-cluster.sh: a port was taken before Kafka bound it; retrying on other ports" >&2
+		cmd_stop "$dir"
+		rm -rf "$dir"/node-*
+	done
+	[ "$rc" -eq 0 ] || die "cannot start the cluster: every attempt found a port taken"
+	local deadline=$((SECONDS + TIMEOUT))
+	until quorum_ok "$dir" 2>"$dir/quorum.log"; do
+		[ $SECONDS -lt $deadline ] || { cat "$dir/quorum.log" >&2; die "the metadata quorum is not complete after ${TIMEOUT}s"; }
+		sleep 1
+	done
+	cat "$dir/bootstrap"
+}
+
+# start_attempt picks ports, formats and starts the nodes, and waits until
+# they are registered; 3 means a port was taken meanwhile.
+start_attempt() {
+	local dir="$1" n="$2"
 	local ports
 	read -r -a ports <<<"$(free_ports $((2 * n)))"
 	local voters="" boot=""
@@ -244,13 +273,7 @@ EOF
 				for f in "$dir"/node-*/pid; do p="$(cat "$f" 2>/dev/null)" && kill -9 -- "-$p" 2>/dev/null; done
 			fi' _ "$MI_KAFKA_OWNER_PID" "$dir" >/dev/null 2>&1 </dev/null &
 	fi
-	wait_registered "$dir"
-	local deadline=$((SECONDS + TIMEOUT))
-	until quorum_ok "$dir" 2>"$dir/quorum.log"; do
-		[ $SECONDS -lt $deadline ] || { cat "$dir/quorum.log" >&2; die "the metadata quorum is not complete after ${TIMEOUT}s"; }
-		sleep 1
-	done
-	cat "$dir/bootstrap"
+	wait_registered "$dir" retry-on-bind
 }
 
 cmd_kill() {
