@@ -41,6 +41,9 @@ type RunConfig struct {
 	// SessionTimeout is the operators' group session timeout
 	// (ProcessConfig.SessionTimeout); 0 = its default.
 	SessionTimeout time.Duration
+	// CheckpointInterval is the operators' checkpoint interval
+	// (ProcessConfig.CheckpointInterval); 0 = its default.
+	CheckpointInterval time.Duration
 	// Roles to run; all when empty: "ingest", "process", "views", "parquet"
 	// (the Parquet sink, when DataDir is set), "news" (the news stage, when
 	// News is set). Other roles of the process (the alert stages) run beside
@@ -145,7 +148,7 @@ func Run(ctx context.Context, cfg RunConfig) error {
 	if has("process") {
 		g.Go(func() error {
 			return Process(gctx, ProcessConfig{Brokers: brokers, InstanceID: cfg.InstanceID, TxnSuffix: txnSuffix, Operators: cfg.Operators, Stats: cfg.Stats, Logger: log,
-				SessionTimeout: cfg.SessionTimeout}, cfg.Proc)
+				SessionTimeout: cfg.SessionTimeout, CheckpointInterval: cfg.CheckpointInterval}, cfg.Proc)
 		})
 	}
 	if has("views") && cfg.Views != nil {

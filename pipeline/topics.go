@@ -56,6 +56,9 @@ var Topics = append([]TopicSpec{
 	{Name: schemas.TopicTradesDLQ, Partitioned: true, Retention: RetentionDLQ},
 	{Name: schemas.TopicCandles, Partitioned: true, Retention: RetentionEvents},
 	{Name: schemas.TopicSignals, Partitioned: true, Compacted: true},
+	// Not compacted: the history's signals dataset needs every minute
+	// close, however far its reader lags (see docs/topics.md).
+	{Name: schemas.TopicSignalMinutes, Partitioned: true, Retention: RetentionEvents},
 	{Name: schemas.TopicSignalChanges, Partitioned: true, Retention: RetentionEvents},
 	{Name: schemas.TopicEvents, Partitioned: true, Retention: RetentionEvents},
 	{Name: schemas.TopicState, Partitioned: true, Compacted: true},

@@ -60,11 +60,13 @@ func TestCoverageRoute(t *testing.T) {
 		switch s.Symbol {
 		case "ETHUSD":
 			eth = len(s.Sources) == 9 && s.Sources[0].Venue != nil && *s.Sources[0].Venue == "binance" && s.Sources[8].Chain != nil
-		case "TSLAUSD":
+		case "TSLA":
 			tsla = s.Class == "us_equity"
+		case "TSLAUSD":
+			t.Fatal("TSLAUSD listed: US stocks are bare tickers (pipeline/symbols)")
 		}
 	}
 	if !eth || !tsla {
-		t.Fatalf("ETHUSD or TSLAUSD wrong: %.800s", body)
+		t.Fatalf("ETHUSD or TSLA wrong: %.800s", body)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -20,6 +21,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/marketintel/mi/internal/datadir"
 	"github.com/marketintel/mi/operators"
 	"github.com/marketintel/mi/pipeline"
 	"github.com/marketintel/mi/pipeline/sidetopic"
@@ -46,51 +48,86 @@ Usage:
   mi export --from DATE --to DATE --dest DIR [--symbols LIST]  copy complete day files
   mi sql [--csv] "SELECT ..."   DuckDB over the day files (views candles, signals, trades, signal_changes)
   mi retention [--now DATE]     roll candle day files up (1m 7 days, 5m 30, 15m 180, then 1h)
+  mi symbols [NAME ...]         covered symbols: canonical name, aliases, asset class, venues
 
   mi credits grant|balance  operator credits: new API key with credit, key balance
   mi version              print the version
 
-Run "mi run -h" or "mi bench pipeline -h" for flags.
+Run "mi <command> -h" for a command's flags.
 `
 
 func main() {
-	if len(os.Args) < 2 {
-		fmt.Fprint(os.Stderr, usage)
-		os.Exit(2)
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	var err error
-	switch os.Args[1] {
-	case "run":
-		err = cmdRun(ctx, "run", nil, os.Args[2:])
-	case "ingest", "process", "sink", "alerts", "serve":
-		err = cmdRun(ctx, os.Args[1], roleCommands[os.Args[1]], os.Args[2:]) // roles.go
-	case "bench":
-		err = cmdBench(ctx, os.Args[2:])
-	case "backfill":
-		err = cmdBackfill(ctx, os.Args[2:])
-	case "export":
-		err = cmdExport(ctx, os.Args[2:])
-	case "sql":
-		err = cmdSQL(ctx, os.Args[2:])
-	case "retention":
-		err = cmdRetention(ctx, os.Args[2:])
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
 
+// isHelp reports whether args ask a command with subcommands for help.
+func isHelp(args []string) bool {
+	return len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help")
+}
+
+// run runs one mi command and returns the process exit code: 0, 1 when the
+// command failed, 2 for an unknown command. Asking any command for help
+// (-h, --help) prints its usage and returns 0.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) < 1 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	var err error
+	switch args[0] {
+	case "run":
+		err = cmdRun(ctx, "run", nil, args[1:])
+	case "ingest", "process", "sink", "alerts", "serve":
+		err = cmdRun(ctx, args[0], roleCommands[args[0]], args[1:]) // roles.go
+	case "bench":
+		err = cmdBench(ctx, args[1:])
+	case "backfill":
+		err = cmdBackfill(ctx, args[1:])
+	case "export":
+		err = cmdExport(ctx, args[1:])
+	case "sql":
+		err = cmdSQL(ctx, args[1:])
+	case "retention":
+		err = cmdRetention(ctx, args[1:])
+	case "symbols":
+		err = cmdSymbols(args[1:], stdout)
 	case "credits":
-		err = cmdCredits(ctx, os.Args[2:])
+		if isHelp(args[1:]) {
+			fmt.Fprintln(stdout, creditsUsage)
+			return 0
+		}
+		err = cmdCredits(ctx, args[1:])
 	case "version", "--version", "-v":
-		fmt.Printf("mi %s (%s %s/%s)\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
-	case "help", "-h", "--help":
-		fmt.Print(usage)
+		fmt.Fprintf(stdout, "mi %s (%s %s/%s)\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(stdout, usage)
 	default:
-		fmt.Fprintf(os.Stderr, "mi: unknown command %q\n\n%s", os.Args[1], usage)
-		os.Exit(2)
+		fmt.Fprintf(stderr, "mi: unknown command %q\n\n%s", args[0], usage)
+		return 2
 	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "mi:", err)
-		os.Exit(1)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		return 0 // the flag set printed the usage
+	case err != nil:
+		fmt.Fprintln(stderr, "mi:", err)
+		return 1
 	}
+	return 0
+}
+
+// listenError names the flag (and the make variable) that moves a listener
+// when its address cannot be bound, e.g. because another process uses it.
+func listenError(err error, addr, flagName, makeVar string) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return fmt.Errorf("cannot listen on %s: the address is already in use (another mi or another program); choose another with %s ADDR (make run %s=ADDR): %w", addr, flagName, makeVar, err)
+	}
+	return fmt.Errorf("cannot listen on %s (%s, make %s=ADDR): %w", addr, flagName, makeVar, err)
 }
 
 // stringList is a repeatable flag.
@@ -123,11 +160,12 @@ func newLogger(format string) (*slog.Logger, error) {
 
 // cmdRun runs mi run (every role, or those of --roles) or, with fixed
 // roles, one role command (mi process, ...; see roles.go).
-func cmdRun(ctx context.Context, name string, fixed []string, args []string) error {
+func cmdRun(ctx context.Context, name string, fixed []string, args []string) (err error) {
 	fs := flag.NewFlagSet("mi "+name, flag.ContinueOnError)
 	dataDir := fs.String("data-dir", "./data", "data directory (embedded broker logs, ground truth)")
 	httpAddr := fs.String("http-addr", ":8080", "address of the HTTP API")
-	pay := addPaymentFlags(fs) // payments.go
+	pay := addPaymentFlags(fs)         // payments.go
+	devHooks := addDevWebhookFlags(fs) // alerts.go
 	duckMemory := fs.String("duckdb-memory", history.DefaultMemoryLimit, "DuckDB memory limit of the history routes (candles, datasets, query, backtest, track record), e.g. 512MB or 2GB; a hard bound (no spilling): the backtest scores symbols in batches sized to it, so more memory only makes long backtests faster")
 	var srcs stringList
 	fs.Var(&srcs, "source", `trade source, repeatable: "sim[:seed=N,start=RFC3339,duration=D,rate=X,events=X,speed=max]" or "replay:PATH[,PATH...]" (default: the live sources of --sources-config)`)
@@ -140,6 +178,9 @@ func cmdRun(ctx context.Context, name string, fixed []string, args []string) err
 	latCEX := fs.Duration("lateness-cex", operators.DefaultConfig().LatenessCEX, "allowed lateness of exchange trades")
 	latDEX := fs.Duration("lateness-onchain-dex", operators.DefaultConfig().LatenessOnchainDEX, "allowed lateness of EVM DEX trades")
 	latSol := fs.Duration("lateness-solana-dex", operators.DefaultConfig().LatenessSolanaDEX, "allowed lateness of Solana DEX trades")
+	checkpoint := fs.Duration("checkpoint-interval", time.Second, "how often the operators commit their state, positions and consumer offsets (10ms to 1m); outputs commit every poll either way, and the outputs never depend on it")
+	flushEvery := fs.Duration("parquet-flush-interval", 30*time.Second, "how often the Parquet sink writes its buffered rows to part files and commits its offsets (100ms to 1h); the day files never depend on it")
+	retention := fs.String("retention", "on", "candle retention: on rolls 1m day files up to 5m after 7 days, 15m after 30, 1h after 180, by the wall clock, hourly; off keeps every 1m candle (use it when replaying old captures for research)")
 	session := fs.Duration("group-session-timeout", 45*time.Second, "how long the operators' consumer group waits for a silent instance before moving its partitions to the others (6s to 5m; the brokers' group.min/max.session.timeout.ms bound it too)")
 	roles := fs.String("roles", "", "comma-separated roles to run: ingest, process, views, parquet, news, alerts (default all); the query API runs with views")
 	opsAddr := fs.String("ops-addr", "", "address of the operations port: /healthz, /readyz (caught-up consumption) and /metrics of the process's roles; empty turns it off")
@@ -157,6 +198,17 @@ func cmdRun(ctx context.Context, name string, fixed []string, args []string) err
 	if err != nil {
 		return err
 	}
+	// Say up front when the data directory cannot be written, and name the
+	// directory and the cause of any later failure that comes from it (a
+	// full disk shows up as the broker's UNKNOWN_SERVER_ERROR otherwise).
+	if err := datadir.Check(*dataDir); err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil && !errors.Is(err, context.Canceled) {
+			err = datadir.Diagnose(*dataDir, err)
+		}
+	}()
 	sp, err := parseSpeed(*speed)
 	if err != nil {
 		return err
@@ -168,6 +220,16 @@ func cmdRun(ctx context.Context, name string, fixed []string, args []string) err
 	}
 	if *session < 6*time.Second || *session > 5*time.Minute {
 		return fmt.Errorf("cannot use --group-session-timeout %s: accepted range 6s to 5m", *session)
+	}
+	if *checkpoint < 10*time.Millisecond || *checkpoint > time.Minute {
+		return fmt.Errorf("cannot use --checkpoint-interval %s: accepted range 10ms to 1m", *checkpoint)
+	}
+	if *flushEvery < 100*time.Millisecond || *flushEvery > time.Hour {
+		return fmt.Errorf("cannot use --parquet-flush-interval %s: accepted range 100ms to 1h", *flushEvery)
+	}
+	every, err := retentionHook(*retention, *dataDir, log)
+	if err != nil {
+		return err
 	}
 	var rl []string
 	if *roles != "" {
@@ -210,6 +272,10 @@ func cmdRun(ctx context.Context, name string, fixed []string, args []string) err
 	var alertsD *alerts.Dispatcher
 	var srv *query.Server
 	var viewsReady chan struct{}
+	safety, hookTLS, err := devHooks.config(pay, log)
+	if err != nil {
+		return err
+	}
 	lv := views.NewLiquidity()                           // follows mi.pool-events.v1 (SideViews below)
 	_, ratesSide := pipeline.RatesView(pay.operatorName) // follows mi.rates.v1 (docs/rates.md)
 	if api || alerting {
@@ -218,7 +284,7 @@ func cmdRun(ctx context.Context, name string, fixed []string, args []string) err
 			return err
 		}
 		defer store.Close()
-		if alertsD, err = openAlerts(ctx, store.DB(), store.Dialect(), *dataDir, log); err != nil { // see cmd/mi/alerts.go
+		if alertsD, err = openAlerts(ctx, store.DB(), store.Dialect(), *dataDir, safety, hookTLS, log); err != nil { // see cmd/mi/alerts.go
 			return err
 		}
 		if api {
@@ -253,12 +319,12 @@ func cmdRun(ctx context.Context, name string, fixed []string, args []string) err
 	go func() {
 		errc <- pipeline.Run(ctx, pipeline.RunConfig{
 			DataDir: *dataDir, Sources: srcs, ReplaySpeed: sp, Brokers: bl, KafkaListen: *listen,
-			Partitions: *partitions, InstanceID: *instance, Operators: ocfg, Roles: rl, SessionTimeout: *session,
+			Partitions: *partitions, InstanceID: *instance, Operators: ocfg, Roles: rl, SessionTimeout: *session, CheckpointInterval: *checkpoint,
 			Views: v, SideViews: append([]pipeline.SideView{pipeline.ViewOf(sidetopic.PoolEvents, lv.ApplyRecord), ratesSide}, newsSideViews(nv)...),
 			ViewsReady: viewsReady,
 			News:       newsStage,
 			Stats:      stats, Proc: proc, Logger: log, Progress: progress.update,
-			Parquet: pipeline.ParquetSinkConfig{Every: hourlyRetention(*dataDir, log)},
+			Parquet: pipeline.ParquetSinkConfig{Every: every, FlushInterval: *flushEvery, InstanceID: *instance},
 			BrokerReady: func(b []string) {
 				startLive(ctx, live, len(bl) > 0, stats, log)(b)
 				if alerting {
@@ -274,7 +340,7 @@ func cmdRun(ctx context.Context, name string, fixed []string, args []string) err
 	if srv != nil {
 		go func() {
 			log.Info("HTTP API listening", "addr", *httpAddr)
-			errc <- srv.Listen(*httpAddr)
+			errc <- listenError(srv.Listen(*httpAddr), *httpAddr, "--http-addr", "HTTP_ADDR")
 		}()
 	}
 	select {
@@ -296,12 +362,20 @@ func cmdRun(ctx context.Context, name string, fixed []string, args []string) err
 	return nil
 }
 
+const benchUsage = `usage: mi bench pipeline [flags]   end-to-end throughput through the embedded broker
+       mi bench serve [flags]      the API over synthetic symbols, for wrk
+("mi bench pipeline -h", "mi bench serve -h" list the flags)`
+
 func cmdBench(ctx context.Context, args []string) error {
 	if len(args) > 0 && args[0] == "serve" {
 		return cmdBenchServe(ctx, args[1:]) // benchserve.go
 	}
+	if isHelp(args) {
+		fmt.Fprintln(os.Stderr, benchUsage)
+		return flag.ErrHelp
+	}
 	if len(args) == 0 || args[0] != "pipeline" {
-		return errors.New(`usage: mi bench pipeline|serve [flags]`)
+		return errors.New(benchUsage)
 	}
 	fs := flag.NewFlagSet("mi bench pipeline", flag.ContinueOnError)
 	trades := fs.Int("trades", 2_000_000, "trades to push through the pipeline")

@@ -14,7 +14,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -30,7 +29,6 @@ import (
 	"github.com/marketintel/mi/internal/fixtures"
 	"github.com/marketintel/mi/internal/kafkacluster"
 	"github.com/marketintel/mi/pipeline"
-	"github.com/marketintel/mi/pipeline/probe"
 	"github.com/marketintel/mi/schemas"
 )
 
@@ -71,9 +69,9 @@ var apiQueries = []string{
 func TestRolesOnKafkaClusterSurviveCrashes(t *testing.T) {
 	capture := clusterCapture(t)
 	ref := referenceRun(t, capture)
-	t.Logf("reference (embedded, one process): %d candles, %d documents, %d signal changes, %d events",
-		len(ref.out.candles), len(ref.out.docs), len(ref.changes), len(ref.events))
-	if len(ref.out.candles) < 20 || len(ref.out.docs) < 1000 || len(ref.changes) < 1 {
+	t.Logf("reference (embedded, one process): %d candles, %d minute documents, %d latest documents, %d signal changes, %d events",
+		len(ref.out.candles), len(ref.out.minutes), len(ref.out.latest), len(ref.out.changes), len(ref.out.events))
+	if len(ref.out.candles) < 20 || len(ref.out.minutes) < 60 || len(ref.out.changes) < 1 || len(ref.out.events) < 1 {
 		t.Fatalf("reference run produced too little to compare")
 	}
 
@@ -87,7 +85,7 @@ func TestRolesOnKafkaClusterSurviveCrashes(t *testing.T) {
 	}
 	procA := role("process-a", "process", "--instance-id", "process-a", "--group-session-timeout", "6s", "--data-dir", filepath.Join(scratch, "a"))
 	procB := role("process-b", "process", "--instance-id", "process-b", "--group-session-timeout", "6s", "--data-dir", filepath.Join(scratch, "b"))
-	sink := role("sink", "sink", "--data-dir", shared)
+	sink := role("sink", "sink", "--data-dir", shared, "--retention", "off")
 	dispatch := role("alerts", "alerts", "--database-url", pg, "--data-dir", filepath.Join(scratch, "alerts"))
 	apiArgs := []string{"--data-dir", shared, "--database-url", pg}
 	apiA := role("serve-a", "serve", apiArgs...)
@@ -138,21 +136,22 @@ func TestRolesOnKafkaClusterSurviveCrashes(t *testing.T) {
 	if err := kc.WaitInSync(ctx); err != nil {
 		t.Fatalf("after the broker restart: %v", err)
 	}
-	waitGroupLag(t, cl, pipeline.ParquetGroup, pipeline.ParquetTopics, 2*time.Minute)
-	waitGroupLag(t, cl, pipeline.OutboxGroup, []string{schemas.TopicEvents}, 2*time.Minute)
+	waitGroup(t, cl, pipeline.ParquetGroup, 2*time.Minute, pipeline.ParquetTopics...)
+	waitGroup(t, cl, pipeline.OutboxGroup, 2*time.Minute, schemas.TopicEvents)
 	if n := survivor.metric(t, trades); n == 0 {
 		t.Errorf("%s consumed no trade: the group never moved %s's partitions", survivor.name, victim.name)
 	}
 	sink.stop(t) // its last flush: everything consumed is in part files, closed days compacted
 
 	// Topics.
-	got := clusterOutputs(t, cl)
-	sameRecords(t, "candles", ref.out.candles, got.out.candles, &schemas.Candle{})
-	sameRecords(t, "documents", ref.out.docs, got.out.docs, &schemas.IntelligenceDocument{})
-	sameRecords(t, "signal changes", ref.changes, got.changes, &schemas.SignalChange{})
-	sameRecords(t, "dead letters", ref.out.dlq, got.out.dlq, &schemas.Trade{})
-	sameRecords(t, "alert events", ref.events, got.events, nil)
-	t.Logf("cluster run: %d records produced twice by the crashes (identical copies)", got.out.copies)
+	got := collectAll(t, cl)
+	sameRecords(t, "candles", ref.out.candles, got.candles, &schemas.Candle{})
+	sameRecords(t, "minute documents", ref.out.minutes, got.minutes, &schemas.IntelligenceDocument{})
+	sameRecords(t, "latest documents", ref.out.latest, got.latest, &schemas.IntelligenceDocument{})
+	sameRecords(t, "signal changes", ref.out.changes, got.changes, &schemas.SignalChange{})
+	sameRecords(t, "dead letters", ref.out.dlq, got.dlq, &schemas.Trade{})
+	sameRecords(t, "alert events", ref.out.events, got.events, nil)
+	t.Logf("cluster run: %d records produced twice by the crashes (identical copies)", got.copies)
 
 	// Parquet: day files byte for byte, open days' staged rows as a set.
 	refDays, gotDays := dayFiles(t, ref.dir), dayFiles(t, shared)
@@ -174,7 +173,7 @@ func TestRolesOnKafkaClusterSurviveCrashes(t *testing.T) {
 			t.Errorf("day file %s: only in the cluster run", rel)
 		}
 	}
-	refRows, gotRows := readHistoryRows(t, ref.dir), readHistoryRows(t, shared)
+	refRows, gotRows := readHistory(t, ref.dir), readHistory(t, shared)
 	for ds, rows := range refRows {
 		sameRecords(t, "Parquet "+ds, rows, gotRows[ds], nil)
 	}
@@ -204,8 +203,8 @@ func TestRolesOnKafkaClusterSurviveCrashes(t *testing.T) {
 	if stored != len(got.events) {
 		t.Errorf("alert outbox holds %d events, mi.events.v1 has %d distinct", stored, len(got.events))
 	}
-	t.Logf("%d candles, %d documents, %d signal changes, %d alert events; %d day files identical; %d API answers compared",
-		len(got.out.candles), len(got.out.docs), len(got.changes), len(got.events), sameDays, len(apiQueries))
+	t.Logf("%d candles, %d minute documents, %d signal changes, %d alert events; %d day files identical; %d API answers compared",
+		len(got.candles), len(got.minutes), len(got.changes), len(got.events), sameDays, len(apiQueries))
 }
 
 // checkTopicSettings checks the topics the roles created on the cluster:
@@ -264,10 +263,9 @@ func checkTopicSettings(t *testing.T, brokers []string) {
 // reference is what the embedded single-process run left: topic outputs,
 // its data directory, and its API's answers.
 type reference struct {
-	out             runOutputs
-	changes, events [][]byte
-	dir             string
-	answers         map[string]string
+	out     replayOutputs
+	dir     string
+	answers map[string]string
 }
 
 // referenceRun replays capture through one mi run on the embedded broker at
@@ -279,16 +277,15 @@ func referenceRun(t *testing.T, capture string) reference {
 	ref := reference{dir: filepath.Join(t.TempDir(), "reference"), answers: map[string]string{}}
 	port := freePort(t)
 	brokers := []string{"127.0.0.1:" + strconv.Itoa(port)}
-	p := startMi(t, ref.dir, port, "--source", capture)
+	p := startMi(t, ref.dir, port, "--source", capture, "--retention", "off")
 	waitDone(t, brokers, 3*time.Minute)
-	waitGroupLag(t, brokers, pipeline.ParquetGroup, pipeline.ParquetTopics, 2*time.Minute)
-	waitGroupLag(t, brokers, pipeline.OutboxGroup, []string{schemas.TopicEvents}, 2*time.Minute)
-	o := clusterOutputs(t, brokers)
-	ref.out, ref.changes, ref.events = o.out, o.changes, o.events
+	waitGroup(t, brokers, pipeline.ParquetGroup, 2*time.Minute, pipeline.ParquetTopics...)
+	waitGroup(t, brokers, pipeline.OutboxGroup, 2*time.Minute, schemas.TopicEvents)
+	ref.out = collectAll(t, brokers)
 	p.stop(t)
 	httpPort := freePort(t)
 	cmd := exec.Command(miBinary(t), "run", "--data-dir", ref.dir, "--http-addr", "127.0.0.1:"+strconv.Itoa(httpPort),
-		"--kafka-listen", "127.0.0.1:"+strconv.Itoa(port), "--log-format", "json", "--source", capture)
+		"--kafka-listen", "127.0.0.1:"+strconv.Itoa(port), "--log-format", "json", "--source", capture, "--retention", "off")
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
@@ -316,36 +313,6 @@ func referenceRun(t *testing.T, capture string) reference {
 	return ref
 }
 
-// outputs are a run's distinct topic records.
-type outputs struct {
-	out             runOutputs
-	changes, events [][]byte
-}
-
-func clusterOutputs(t *testing.T, brokers []string) outputs {
-	t.Helper()
-	var o outputs
-	o.out = collect(t, brokers)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	o.changes = distinctByValue(readAll(ctx, brokers, schemas.TopicSignalChanges))
-	o.events = distinctByValue(readAll(ctx, brokers, schemas.TopicEvents))
-	return o
-}
-
-func distinctByValue(rs []*kgo.Record) [][]byte {
-	seen := map[string]bool{}
-	var out [][]byte
-	for _, r := range rs {
-		if !seen[string(r.Value)] {
-			seen[string(r.Value)] = true
-			out = append(out, r.Value)
-		}
-	}
-	slices.SortFunc(out, bytes.Compare)
-	return out
-}
-
 // sameRecords fails the test unless the two sorted sets are equal.
 func sameRecords(t *testing.T, what string, want, got [][]byte, m proto.Message) {
 	t.Helper()
@@ -361,52 +328,6 @@ func sameRecords(t *testing.T, what string, want, got [][]byte, m proto.Message)
 			}
 			return
 		}
-	}
-}
-
-// waitGroupLag waits until a consumer group has committed every record of
-// the topics (up to the transaction markers after them).
-func waitGroupLag(t *testing.T, brokers []string, group string, topics []string, timeout time.Duration) {
-	t.Helper()
-	lag, err := probe.NewLag(brokers)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lag.Close()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
-	adm := kadm.NewClient(cl)
-	deadline := time.Now().Add(timeout)
-	for {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		// Caught up when the committed offsets are at the last stable
-		// offsets: everything after them is a transaction marker at most.
-		ends, err := adm.ListCommittedOffsets(ctx, topics...)
-		var behind string
-		if err == nil {
-			got, ferr := adm.FetchOffsets(ctx, group)
-			err = ferr
-			ends.Each(func(o kadm.ListedOffset) {
-				if err != nil || o.Offset == 0 {
-					return
-				}
-				c, ok := got.Lookup(o.Topic, o.Partition)
-				if !ok || c.At < o.Offset-1 {
-					behind = fmt.Sprintf("%s[%d] committed %d of %d", o.Topic, o.Partition, c.At, o.Offset)
-				}
-			})
-		}
-		cancel()
-		if err == nil && behind == "" {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("group %s did not catch up within %s: %s (%v)", group, timeout, behind, err)
-		}
-		time.Sleep(300 * time.Millisecond)
 	}
 }
 
@@ -619,58 +540,6 @@ func dayFiles(t *testing.T, dir string) map[string][]byte {
 			out[rel] = b
 			return nil
 		})
-	}
-	return out
-}
-
-// readHistoryRows returns the distinct rows of each Parquet dataset under
-// dir (day files and staged parts alike), rendered as text and sorted.
-func readHistoryRows(t *testing.T, dir string) map[string][][]byte {
-	t.Helper()
-	db, err := sql.Open("duckdb", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	out := map[string][][]byte{}
-	for _, ds := range []string{"candles", "signals", "trades", "signal_changes"} {
-		var files []string
-		for _, root := range []string{filepath.Join(dir, ds), filepath.Join(dir, "staging", ds)} {
-			_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-				if err == nil && !d.IsDir() && strings.HasSuffix(p, ".parquet") {
-					files = append(files, "'"+p+"'")
-				}
-				return nil
-			})
-		}
-		if len(files) == 0 {
-			t.Errorf("no Parquet files of %s under %s", ds, dir)
-			continue
-		}
-		rows, err := db.Query("SELECT DISTINCT * FROM read_parquet([" + strings.Join(files, ",") + "], hive_partitioning = true, union_by_name = true) ORDER BY ALL")
-		if err != nil {
-			t.Fatalf("cannot read the %s dataset: %v", ds, err)
-		}
-		cols, _ := rows.Columns()
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		for rows.Next() {
-			if err := rows.Scan(ptrs...); err != nil {
-				t.Fatal(err)
-			}
-			var b strings.Builder
-			for i, v := range vals {
-				fmt.Fprintf(&b, "%s=%v ", cols[i], v)
-			}
-			out[ds] = append(out[ds], []byte(b.String()))
-		}
-		if err := rows.Err(); err != nil {
-			t.Fatal(err)
-		}
-		rows.Close()
 	}
 	return out
 }

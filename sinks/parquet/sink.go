@@ -257,10 +257,11 @@ func (s *Sink) AddCandle(c *schemas.Candle) error {
 	return nil
 }
 
-// AddDocument buffers a document if it is the first of its symbol and
-// window in its minute: the document taken at the minute close, covering
-// every trade before it. Its row's ts is that minute. Later documents of
-// the same minute are skipped. It reports whether a row was added.
+// AddDocument buffers a document taken at a minute close (the operators'
+// Emit.MinuteClose, published on mi.signal-minutes.v1): it covers the
+// trades before its minute, and its row's ts is that minute. A second
+// document of the same symbol, window and minute (the same one delivered
+// again) is skipped. It reports whether a row was added.
 func (s *Sink) AddDocument(d *schemas.IntelligenceDocument) (bool, error) {
 	if err := checkPart("window", d.Window); err != nil {
 		return false, err
