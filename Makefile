@@ -28,7 +28,7 @@ run: build
 
 # Offline demo on the seeded market simulator.
 demo: build
-	./$(BIN) run --source sim --data-dir ./data-demo --http-addr $(HTTP_ADDR) --kafka-listen $(KAFKA_ADDR)
+	./$(BIN) run --source sim --data-dir ./data-demo --http-addr $(HTTP_ADDR) --kafka-listen $(KAFKA_ADDR) --dev-chain 127.0.0.1:8545
 
 # Installs the Debian tools the interoperability tests use when missing, then
 # runs every test (unit, fuzz seeds, kill-and-restart, kcat, real data). One

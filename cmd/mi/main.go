@@ -169,6 +169,7 @@ func cmdRun(ctx context.Context, name string, fixed []string, args []string) (er
 	duckMemory := fs.String("duckdb-memory", history.DefaultMemoryLimit, "DuckDB memory limit of the history routes (candles, datasets, query, backtest, track record), e.g. 512MB or 2GB; a hard bound (no spilling): the backtest scores symbols in batches sized to it, so more memory only makes long backtests faster")
 	var srcs stringList
 	fs.Var(&srcs, "source", `trade source, repeatable: "sim[:seed=N,start=RFC3339,duration=D,rate=X,events=X,speed=max]" or "replay:PATH[,PATH...]" (default: the live sources of --sources-config)`)
+	devChain := fs.String("dev-chain", "", "start a local simulated EVM chain on this address (e.g. 127.0.0.1:8545) holding the token-analysis suite, and serve the token routes from it as chain base (the offline demo; docs/token.md)")
 	sourcesConfig := fs.String("sources-config", "", "live sources configuration (JSON, see docs/venues.md); empty uses the built-in default deploy/sources.default.json when no --source is given")
 	speed := fs.String("replay-speed", "max", "replay pace: max, or a multiple of real time")
 	brokers := fs.String("kafka-brokers", "", "comma-separated brokers of an external Kafka cluster; empty starts the embedded broker")
@@ -293,7 +294,15 @@ func cmdRun(ctx context.Context, name string, fixed []string, args []string) (er
 				return err
 			}
 			defer hs.Close()
-			srv = query.New(query.Deps{Views: v, Stats: stats, Version: version, Logger: log, Paywall: paywall, Ledger: store, Liquidity: lv, Alerts: alertsD, History: hs})
+			tokens, closeChains, err := openTokenReader(*sourcesConfig, log) // cmd/mi/token.go
+			if *devChain != "" {
+				tokens, closeChains, err = startDevChain(*devChain, log) // cmd/mi/devchain.go
+			}
+			if err != nil {
+				return err
+			}
+			defer closeChains()
+			srv = query.New(query.Deps{Views: v, Stats: stats, Version: version, Logger: log, Paywall: paywall, Ledger: store, Liquidity: lv, Alerts: alertsD, History: hs, Token: tokens})
 			viewsReady = make(chan struct{})
 		}
 	}

@@ -62,6 +62,8 @@ type Sink struct {
 
 	positioning table[PositioningRow] // positioning.go
 	predictions table[PredictionRow]
+	stablecoins table[StablecoinRow] // token.go
+	tokenRisk   table[TokenRiskRow]
 
 	lastMinute map[string]int64 // symbol|window → last minute close written (ns)
 	hasMark    bool
@@ -152,6 +154,8 @@ func Open(cfg Config) (*Sink, error) {
 		changes:     table[SignalChangeRow]{cmp: cmpSignalChange, bufs: map[string]*buffer[SignalChangeRow]{}},
 		positioning: table[PositioningRow]{cmp: cmpPositioning, bufs: map[string]*buffer[PositioningRow]{}},
 		predictions: table[PredictionRow]{cmp: cmpPrediction, bufs: map[string]*buffer[PredictionRow]{}},
+		stablecoins: table[StablecoinRow]{cmp: cmpStablecoin, bufs: map[string]*buffer[StablecoinRow]{}},
+		tokenRisk:   table[TokenRiskRow]{cmp: cmpTokenRisk, bufs: map[string]*buffer[TokenRiskRow]{}},
 		lastMinute:  map[string]int64{},
 		pending:     map[string]struct{}{},
 	}
@@ -331,6 +335,12 @@ func (s *Sink) Flush() error {
 	if err := flushTable(s, &s.predictions); err != nil {
 		return err
 	}
+	if err := flushTable(s, &s.stablecoins); err != nil {
+		return err
+	}
+	if err := flushTable(s, &s.tokenRisk); err != nil {
+		return err
+	}
 	s.buffered = 0
 	return nil
 }
@@ -460,6 +470,8 @@ func (s *Sink) CompactDay(day string) error {
 		{pat(datasets.KindSignalChanges, dd), func(d string) error { return compactDir(s.root, d, cmpSignalChange) }},
 		{pat(datasets.KindPositioning, dd, "venue=*"), func(d string) error { return compactDir(s.root, d, cmpPositioning) }},
 		{pat(datasets.KindPredictionMarkets, dd, "venue=*"), func(d string) error { return compactDir(s.root, d, cmpPrediction) }},
+		{pat(datasets.KindStablecoins, dd, "chain=*"), func(d string) error { return compactDir(s.root, d, cmpStablecoin) }},
+		{pat(datasets.KindTokenRisk, dd, "chain=*"), func(d string) error { return compactDir(s.root, d, cmpTokenRisk) }},
 	}
 	for _, j := range jobs {
 		dirs, err := filepath.Glob(j.glob)
