@@ -47,24 +47,47 @@ func Script() string {
 // if the test binary dies without cleaning up (the script watches its pid).
 func Start(tb testing.TB, n int) *Cluster {
 	tb.Helper()
+	return Begin(tb, n)()
+}
+
+// Begin starts a cluster as Start does but returns at once, so the caller
+// can do other work while the JVMs start; ready waits until the cluster is
+// up and returns it, failing tb when it cannot start. Call ready from the
+// test's goroutine. The cluster is stopped when tb ends, whether or not
+// ready was called.
+func Begin(tb testing.TB, n int) (ready func() *Cluster) {
+	tb.Helper()
 	c := &Cluster{Dir: tb.TempDir(), Nodes: n, tb: tb}
 	start := time.Now()
-	out, err := c.run(4*time.Minute, "start", c.Dir, strconv.Itoa(n))
+	var (
+		out  string
+		err  error
+		done = make(chan struct{})
+	)
+	go func() {
+		defer close(done)
+		out, err = c.run(4*time.Minute, "start", c.Dir, strconv.Itoa(n))
+	}()
 	tb.Cleanup(func() {
+		<-done
 		if _, err := c.run(time.Minute, "stop", c.Dir); err != nil {
 			tb.Logf("cannot stop the Kafka cluster: %v", err)
 		}
 	})
-	if err != nil {
-		tb.Fatalf("cannot start a %d-node Apache Kafka cluster (scripts/kafka-cluster.sh; scripts/install.d/kafka.sh installs Java, Maven and Kafka): %v\n%s", n, err, c.logTail())
+	return func() *Cluster {
+		tb.Helper()
+		<-done
+		if err != nil {
+			tb.Fatalf("cannot start a %d-node Apache Kafka cluster (scripts/kafka-cluster.sh; scripts/install.d/kafka.sh installs Java, Maven and Kafka): %v\n%s", n, err, c.logTail())
+		}
+		lines := strings.Fields(strings.TrimSpace(out))
+		if len(lines) == 0 {
+			tb.Fatalf("kafka-cluster.sh start printed no bootstrap servers")
+		}
+		c.Brokers = strings.Split(lines[len(lines)-1], ",")
+		tb.Logf("Kafka cluster of %d nodes ready in %s: %s", n, time.Since(start).Round(time.Millisecond), strings.Join(c.Brokers, ","))
+		return c
 	}
-	lines := strings.Fields(strings.TrimSpace(out))
-	if len(lines) == 0 {
-		tb.Fatalf("kafka-cluster.sh start printed no bootstrap servers")
-	}
-	c.Brokers = strings.Split(lines[len(lines)-1], ",")
-	tb.Logf("Kafka cluster of %d nodes ready in %s: %s", n, time.Since(start).Round(time.Millisecond), strings.Join(c.Brokers, ","))
-	return c
 }
 
 func (c *Cluster) run(timeout time.Duration, args ...string) (string, error) {
