@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/marketintel/mi/operators"
@@ -142,7 +143,7 @@ func Run(ctx context.Context, cfg RunConfig) error {
 	if has("ingest") {
 		for _, spec := range cfg.Sources {
 			spec := spec
-			g.Go(func() error { return runSource(gctx, cfg, brokers, spec, txnSuffix, log) })
+			g.Go(func() error { return superviseSource(gctx, cfg, brokers, spec, txnSuffix, log) })
 		}
 	}
 	if has("process") {
@@ -251,6 +252,49 @@ func ParseSourceSpec(s string) (SourceSpec, error) {
 		return sp, nil
 	}
 	return SourceSpec{}, fmt.Errorf("cannot use source %q: %s", s, accepted)
+}
+
+// sourceRetries is how many Kafka failures in a row, each within
+// sourceQuickFailure of its attempt's start, superviseSource rides out
+// before it gives up.
+const (
+	sourceRetries      = 5
+	sourceQuickFailure = time.Minute
+)
+
+// superviseSource runs one source spec until it finishes, and again from
+// its last checkpoint after Kafka failed it. A broker failover that outlasts
+// the transaction timeout (TransactionTimeout) has the coordinator abort the
+// open transaction and bump the producer's epoch, so the next commit fails
+// with PRODUCER_FENCED although no other writer exists: the records of that
+// transaction were never visible and are produced again with the same
+// "seq", which the operators drop as re-deliveries. Errors that are not
+// Kafka's (opening or reading the source) end the run as before, and so do
+// sourceRetries quick failures in a row.
+func superviseSource(ctx context.Context, cfg RunConfig, brokers []string, spec, txnSuffix string, log *slog.Logger) error {
+	bo := sources.Backoff{Min: time.Second, Max: 30 * time.Second}
+	for quick := 0; ; {
+		start := time.Now()
+		err := runSource(ctx, cfg, brokers, spec, txnSuffix, log)
+		var ke *kerr.Error
+		if err == nil || ctx.Err() != nil || !errors.As(err, &ke) {
+			return err
+		}
+		if time.Since(start) > sourceQuickFailure {
+			quick = 0
+			bo.Reset()
+		}
+		if quick++; quick > sourceRetries {
+			return err
+		}
+		wait := bo.Next()
+		log.Warn("source stopped by a Kafka error; resuming from its last checkpoint", "source", spec, "err", err, "retry_in", wait.Round(time.Millisecond))
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(wait):
+		}
+	}
 }
 
 // runSource opens one source spec, resumes it from its checkpoint and ingests
