@@ -143,13 +143,17 @@ func Run(ctx context.Context, cfg RunConfig) error {
 	if has("ingest") {
 		for _, spec := range cfg.Sources {
 			spec := spec
-			g.Go(func() error { return superviseSource(gctx, cfg, brokers, spec, txnSuffix, log) })
+			g.Go(func() error {
+				return retryKafka(gctx, log, "source "+spec, func() error { return runSource(gctx, cfg, brokers, spec, txnSuffix, log) })
+			})
 		}
 	}
 	if has("process") {
 		g.Go(func() error {
-			return Process(gctx, ProcessConfig{Brokers: brokers, InstanceID: cfg.InstanceID, TxnSuffix: txnSuffix, Operators: cfg.Operators, Stats: cfg.Stats, Logger: log,
-				SessionTimeout: cfg.SessionTimeout, CheckpointInterval: cfg.CheckpointInterval}, cfg.Proc)
+			return retryKafka(gctx, log, "operators", func() error {
+				return Process(gctx, ProcessConfig{Brokers: brokers, InstanceID: cfg.InstanceID, TxnSuffix: txnSuffix, Operators: cfg.Operators, Stats: cfg.Stats, Logger: log,
+					SessionTimeout: cfg.SessionTimeout, CheckpointInterval: cfg.CheckpointInterval}, cfg.Proc)
+			})
 		})
 	}
 	if has("views") && cfg.Views != nil {
@@ -254,41 +258,44 @@ func ParseSourceSpec(s string) (SourceSpec, error) {
 	return SourceSpec{}, fmt.Errorf("cannot use source %q: %s", s, accepted)
 }
 
-// sourceRetries is how many Kafka failures in a row, each within
-// sourceQuickFailure of its attempt's start, superviseSource rides out
-// before it gives up.
+// kafkaRetries is how many Kafka failures in a row, each within
+// kafkaQuickFailure of its attempt's start, retryKafka rides out before it
+// gives up.
 const (
-	sourceRetries      = 5
-	sourceQuickFailure = time.Minute
+	kafkaRetries      = 5
+	kafkaQuickFailure = time.Minute
 )
 
-// superviseSource runs one source spec until it finishes, and again from
-// its last checkpoint after Kafka failed it. A broker failover that outlasts
-// the transaction timeout (TransactionTimeout) has the coordinator abort the
-// open transaction and bump the producer's epoch, so the next commit fails
-// with PRODUCER_FENCED although no other writer exists: the records of that
-// transaction were never visible and are produced again with the same
-// "seq", which the operators drop as re-deliveries. Errors that are not
-// Kafka's (opening or reading the source) end the run as before, and so do
-// sourceRetries quick failures in a row.
-func superviseSource(ctx context.Context, cfg RunConfig, brokers []string, spec, txnSuffix string, log *slog.Logger) error {
+// retryKafka runs a stage (a source's ingest, the operators) and runs it
+// again, from its last committed checkpoint, after Kafka failed it. A broker
+// failover that outlasts the transaction timeout (TransactionTimeout) has
+// the coordinator abort the stage's open transaction and bump its
+// producer's epoch, so the next commit fails with PRODUCER_FENCED although
+// no other writer exists. The stage started again does what a restarted
+// process would: it loads its producer ids (fencing the old epoch), restores
+// from its checkpoint and produces again what the aborted transaction held
+// — the same records, which readers drop by their "seq" or the operators
+// reproduce byte for byte. Errors that are not Kafka's (opening or reading a
+// source, bad configuration) end the run as before, and so do kafkaRetries
+// quick failures in a row.
+func retryKafka(ctx context.Context, log *slog.Logger, stage string, run func() error) error {
 	bo := sources.Backoff{Min: time.Second, Max: 30 * time.Second}
 	for quick := 0; ; {
 		start := time.Now()
-		err := runSource(ctx, cfg, brokers, spec, txnSuffix, log)
+		err := run()
 		var ke *kerr.Error
 		if err == nil || ctx.Err() != nil || !errors.As(err, &ke) {
 			return err
 		}
-		if time.Since(start) > sourceQuickFailure {
+		if time.Since(start) > kafkaQuickFailure {
 			quick = 0
 			bo.Reset()
 		}
-		if quick++; quick > sourceRetries {
+		if quick++; quick > kafkaRetries {
 			return err
 		}
 		wait := bo.Next()
-		log.Warn("source stopped by a Kafka error; resuming from its last checkpoint", "source", spec, "err", err, "retry_in", wait.Round(time.Millisecond))
+		log.Warn("stage stopped by a Kafka error; resuming from its last checkpoint", "stage", stage, "err", err, "retry_in", wait.Round(time.Millisecond))
 		select {
 		case <-ctx.Done():
 			return ctx.Err()

@@ -74,7 +74,9 @@ func TestSourceResumesAfterProducerFenced(t *testing.T) {
 	const suffix = "-t"
 	done := make(chan error, 1)
 	go func() {
-		done <- superviseSource(ctx, RunConfig{ReplaySpeed: 1500}, brokers, "replay:"+path, suffix, log) // about 5 s
+		done <- retryKafka(ctx, log, "source", func() error {
+			return runSource(ctx, RunConfig{ReplaySpeed: 1500}, brokers, "replay:"+path, suffix, log) // about 5 s
+		})
 	}()
 	for {
 		cp, _, err := ReadCheckpoint(ctx, brokers, name)
