@@ -14,7 +14,6 @@ import (
 
 	"github.com/marketintel/mi/operators"
 	"github.com/marketintel/mi/pipeline/sources"
-	"github.com/marketintel/mi/pipeline/sources/sim"
 	"github.com/marketintel/mi/schemas"
 )
 
@@ -46,9 +45,10 @@ type BenchResult struct {
 }
 
 // Bench pushes cfg.Trades simulated trades through the whole pipeline on an
-// in-memory embedded broker, or on the Kafka cluster of cfg.Brokers —
-// ingest transactions, cfg.Instances operator loops with their transactions
-// and state changelog — and measures the end-to-end rate.
+// in-memory embedded broker, or on the Kafka cluster of cfg.Brokers — the
+// simulator opened from its spec and run by Drive into ingest transactions
+// (as mi run does), cfg.Instances operator loops with their transactions and
+// state changelog — and measures the end-to-end rate.
 func Bench(ctx context.Context, cfg BenchConfig) (BenchResult, error) {
 	if cfg.Partitions == 0 {
 		cfg.Partitions = 4
@@ -83,10 +83,11 @@ func Bench(ctx context.Context, cfg BenchConfig) (BenchResult, error) {
 			return BenchResult{}, fmt.Errorf("cannot bench on a cluster whose %s already holds %d records: use a fresh cluster", schemas.TopicTrades, n)
 		}
 	}
-	src, err := sim.New(sim.Config{Seed: 42, Start: time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC), RateScale: cfg.RateScale})
+	src, err := SourceSpec{Kind: "sim", Seed: 42, Start: time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC), RateScale: cfg.RateScale, MaxSpeed: true}.Open()
 	if err != nil {
-		return BenchResult{}, fmt.Errorf("cannot start simulator: %w", err)
+		return BenchResult{}, err
 	}
+	defer src.Close()
 	lim := &limited{Source: src, left: int64(cfg.Trades)}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

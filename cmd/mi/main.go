@@ -334,8 +334,8 @@ func cmdRun(ctx context.Context, name string, fixed []string, args []string) (er
 			News:       newsStage,
 			Stats:      stats, Proc: proc, Logger: log, Progress: progress.update,
 			Parquet: pipeline.ParquetSinkConfig{Every: every, FlushInterval: *flushEvery, InstanceID: *instance},
+			Live:    live,
 			BrokerReady: func(b []string) {
-				startLive(ctx, live, len(bl) > 0, stats, log)(b)
 				if alerting {
 					startAlertStages(ctx, b, alertsD, log)
 				}
