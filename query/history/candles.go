@@ -55,18 +55,23 @@ FROM (
 ), (SELECT ?::BIGINT AS w) p
 WHERE list_contains(?::VARCHAR[], symbol) AND ts >= ?::TIMESTAMPTZ AND ts < ?::TIMESTAMPTZ`
 
+// leadKey is datasets.Leads in SQL: over the venue rows of one bucket,
+// arg_min(x, leadKey) is x of the leading venue — the largest USD volume
+// (NULL and NaN rank as 0), ties to the venue name that sorts first —
+// among the rows where x is not NULL (Go skips NaN the same way).
+const leadKey = `(-coalesce(nullif(volume_usd::DOUBLE, 'NaN'::DOUBLE), 0), venue)`
+
 // crossVenue aggregates the venue rows of venueRollup per (symbol, bucket)
-// by the rule of docs/history.md: sums of volumes and counts, high the
-// highest and low the lowest venue price, open and close the USD-volume
-// weighted mean of the venues' open and close (the plain mean when no
-// volume), VWAP from the summed notional, buy pressure from the summed
-// aggressor volumes.
+// by the rule of docs/history.md (datasets.CrossVenueRule): sums of
+// volumes and counts, high the highest and low the lowest venue price,
+// open and close those of the leading venue (leadKey), VWAP from the
+// summed notional, buy pressure from the summed aggressor volumes.
 const crossVenue = `
 WITH v AS (` + venueRollup + `)
 SELECT symbol, '' AS venue, '' AS venue_kind, '' AS chain, ts, max(width) AS width,
-       coalesce(sum(open * volume_usd) / nullif(sum(volume_usd), 0), avg(open)) AS open,
+       arg_min(open, ` + leadKey + `) AS open,
        max(high) AS high, min(low) AS low,
-       coalesce(sum(close * volume_usd) / nullif(sum(volume_usd), 0), avg(close)) AS close,
+       arg_min(close, ` + leadKey + `) AS close,
        sum(volume) AS volume, sum(volume_usd) AS volume_usd, sum(buy_volume) AS buy_volume,
        sum(sell_volume) AS sell_volume, sum(buy_volume_usd) AS buy_volume_usd,
        sum(sell_volume_usd) AS sell_volume_usd,
