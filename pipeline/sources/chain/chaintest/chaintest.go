@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"io"
 	"math/big"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -29,6 +30,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
@@ -68,7 +70,7 @@ func LoadArtifact(name, abiJSON, binHex string) (Artifact, error) {
 
 // ReadArtifact loads dir/name.abi and dir/name.bin, failing the test on an
 // error.
-func ReadArtifact(t testing.TB, dir, name string) Artifact {
+func ReadArtifact(t TB, dir, name string) Artifact {
 	t.Helper()
 	a, err := os.ReadFile(filepath.Join(dir, name+".abi"))
 	if err != nil {
@@ -153,19 +155,51 @@ type Chain struct {
 	maxLogRange uint64
 	holds       map[string]chan struct{}
 	held        map[string]int
+	seed        string
+	keys        int
+	dir         string
+}
+
+// TB is what the helpers need of a test: testing.TB satisfies it, and so
+// does a program that deploys contracts outside a test (the demo chain).
+type TB interface {
+	Helper()
+	Fatal(args ...any)
+	Fatalf(format string, args ...any)
 }
 
 // New starts a chain with four funded accounts and its server; both stop
 // at the end of the test.
 func New(t testing.TB) *Chain {
 	t.Helper()
+	c, err := Start(StartOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return c
+}
+
+// StartOptions configure Start.
+type StartOptions struct {
+	// Seed, when set, derives every account key (the four funded ones and
+	// those of NewAccount) from it, so the same transactions deploy the
+	// same contract addresses on every run; empty: random keys.
+	Seed string
+	// Addr is the server's listen address (e.g. "127.0.0.1:8545"); empty:
+	// a free loopback port.
+	Addr string
+}
+
+// Start starts a chain and its server outside a test; Close stops both.
+func Start(o StartOptions) (*Chain, error) {
 	eth := new(big.Int).Exp(big.NewInt(10), big.NewInt(21), nil)
 	alloc := types.GenesisAlloc{}
-	c := &Chain{calls: map[string]int{}, holds: map[string]chan struct{}{}, held: map[string]int{}}
+	c := &Chain{calls: map[string]int{}, holds: map[string]chan struct{}{}, held: map[string]int{}, seed: o.Seed}
 	for range 4 {
-		k, err := crypto.GenerateKey()
+		k, err := c.newKey()
 		if err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
 		a := Account{Key: k, Address: crypto.PubkeyToAddress(k.PublicKey)}
 		c.Accounts = append(c.Accounts, a)
@@ -175,30 +209,59 @@ func New(t testing.TB) *Chain {
 	// eth_call overrides) on a Unix socket; the server forwards to it.
 	dir, err := os.MkdirTemp("", "chaintest")
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
+	c.dir = dir
 	ipc := filepath.Join(dir, "geth.ipc")
 	c.Backend = simulated.NewBackend(alloc, func(nc *node.Config, _ *ethconfig.Config) { nc.IPCPath = ipc })
 	if c.rc, err = rpc.Dial(ipc); err != nil {
 		_ = c.Backend.Close()
-		t.Fatalf("cannot attach to the simulated node: %v", err)
-	}
-	c.srv = httptest.NewServer(c)
-	c.URL = c.srv.URL
-	t.Cleanup(func() {
-		c.mu.Lock()
-		for m, ch := range c.holds {
-			close(ch)
-			delete(c.holds, m)
-		}
-		c.mu.Unlock()
-		c.srv.CloseClientConnections()
-		c.srv.Close()
-		c.rc.Close()
-		_ = c.Backend.Close()
 		_ = os.RemoveAll(dir)
-	})
-	return c
+		return nil, fmt.Errorf("cannot attach to the simulated node: %w", err)
+	}
+	c.srv = httptest.NewUnstartedServer(c)
+	if o.Addr != "" {
+		l, err := net.Listen("tcp", o.Addr)
+		if err != nil {
+			c.rc.Close()
+			_ = c.Backend.Close()
+			_ = os.RemoveAll(dir)
+			return nil, fmt.Errorf("cannot listen on %s: %w", o.Addr, err)
+		}
+		c.srv.Listener.Close()
+		c.srv.Listener = l
+	}
+	c.srv.Start()
+	c.URL = c.srv.URL
+	return c, nil
+}
+
+// Close stops the server and the chain.
+func (c *Chain) Close() {
+	c.mu.Lock()
+	for m, ch := range c.holds {
+		close(ch)
+		delete(c.holds, m)
+	}
+	c.mu.Unlock()
+	c.srv.CloseClientConnections()
+	c.srv.Close()
+	c.rc.Close()
+	_ = c.Backend.Close()
+	_ = os.RemoveAll(c.dir)
+}
+
+// newKey returns the next account key: derived from the seed when there is
+// one (keccak256(seed/n)), else random.
+func (c *Chain) newKey() (*ecdsa.PrivateKey, error) {
+	if c.seed == "" {
+		return crypto.GenerateKey()
+	}
+	c.mu.Lock()
+	n := c.keys
+	c.keys++
+	c.mu.Unlock()
+	return crypto.ToECDSA(crypto.Keccak256([]byte(fmt.Sprintf("%s/%d", c.seed, n))))
 }
 
 // Config is a chain entry named name pointing at the server.
@@ -208,7 +271,7 @@ func (c *Chain) Config(name string) sources.ChainConfig {
 
 // Transact sends data from `from` to `to` (nil deploys), mines a block and
 // returns the receipt; a reverted transaction fails the test.
-func (c *Chain) Transact(t testing.TB, from Account, to *common.Address, data []byte) *types.Receipt {
+func (c *Chain) Transact(t TB, from Account, to *common.Address, data []byte) *types.Receipt {
 	t.Helper()
 	r := c.TransactStatus(t, from, to, data)
 	if r.Status != types.ReceiptStatusSuccessful {
@@ -218,7 +281,51 @@ func (c *Chain) Transact(t testing.TB, from Account, to *common.Address, data []
 }
 
 // TransactStatus is Transact without the check of the receipt's status.
-func (c *Chain) TransactStatus(t testing.TB, from Account, to *common.Address, data []byte) *types.Receipt {
+func (c *Chain) TransactStatus(t TB, from Account, to *common.Address, data []byte) *types.Receipt {
+	t.Helper()
+	return c.TransactValueStatus(t, from, to, nil, data)
+}
+
+// TransactValue is Transact sending value wei with the call.
+func (c *Chain) TransactValue(t TB, from Account, to *common.Address, value *big.Int, data []byte) *types.Receipt {
+	t.Helper()
+	r := c.TransactValueStatus(t, from, to, value, data)
+	if r.Status != types.ReceiptStatusSuccessful {
+		t.Fatalf("transaction %s reverted", r.TxHash.Hex())
+	}
+	return r
+}
+
+// NewAccount returns a new account holding eth wei, sent by Accounts[0].
+func (c *Chain) NewAccount(t TB, eth *big.Int) Account {
+	t.Helper()
+	k, err := c.newKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := Account{Key: k, Address: crypto.PubkeyToAddress(k.PublicKey)}
+	c.TransactValue(t, c.Accounts[0], &a.Address, eth, nil)
+	return a
+}
+
+// CallContract runs method of the contract at `to` with eth_call against
+// the latest block, directly on the backend (not counted, no faults), and
+// returns the unpacked outputs.
+func (c *Chain) CallContract(a abi.ABI, to common.Address, method string, args ...any) ([]any, error) {
+	data, err := a.Pack(method, args...)
+	if err != nil {
+		return nil, err
+	}
+	out, err := c.Backend.Client().CallContract(context.Background(), ethereum.CallMsg{To: &to, Data: data}, nil)
+	if err != nil {
+		return nil, err
+	}
+	return a.Unpack(method, out)
+}
+
+// TransactValueStatus is TransactValue without the check of the receipt's
+// status.
+func (c *Chain) TransactValueStatus(t TB, from Account, to *common.Address, value *big.Int, data []byte) *types.Receipt {
 	t.Helper()
 	ctx := context.Background()
 	cl := c.Backend.Client()
@@ -234,7 +341,7 @@ func (c *Chain) TransactStatus(t testing.TB, from Account, to *common.Address, d
 	tx, err := types.SignNewTx(from.Key, types.LatestSignerForChainID(chainID), &types.DynamicFeeTx{
 		ChainID: chainID, Nonce: nonce, GasTipCap: big.NewInt(1e9),
 		GasFeeCap: new(big.Int).Add(big.NewInt(1e9), new(big.Int).Mul(head.BaseFee, big.NewInt(2))),
-		Gas:       5_000_000, To: to, Data: data,
+		Gas:       5_000_000, To: to, Data: data, Value: value,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -252,7 +359,7 @@ func (c *Chain) TransactStatus(t testing.TB, from Account, to *common.Address, d
 
 // Deploy deploys art with constructor args from `from` and returns its
 // address.
-func (c *Chain) Deploy(t testing.TB, from Account, art Artifact, args ...any) common.Address {
+func (c *Chain) Deploy(t TB, from Account, art Artifact, args ...any) common.Address {
 	t.Helper()
 	packed, err := art.ABI.Pack("", args...)
 	if err != nil {
@@ -264,7 +371,7 @@ func (c *Chain) Deploy(t testing.TB, from Account, art Artifact, args ...any) co
 
 // Send calls method of the contract at `to` with args in a transaction
 // from `from`, mined in its own block.
-func (c *Chain) Send(t testing.TB, from Account, to common.Address, a abi.ABI, method string, args ...any) *types.Receipt {
+func (c *Chain) Send(t TB, from Account, to common.Address, a abi.ABI, method string, args ...any) *types.Receipt {
 	t.Helper()
 	data, err := a.Pack(method, args...)
 	if err != nil {
