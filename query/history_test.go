@@ -292,7 +292,9 @@ func TestHistoryBadInput(t *testing.T) {
 	}
 	f("/api/v1/intelligence/candles/ETHUSD?interval=2m", "interval")
 	f("/api/v1/intelligence/candles/ETHUSD?limit=1001", "limit")
-	f("/api/v1/intelligence/candles/ETH$USD", "symbol")
+	if _, resp, body := get(t, s, "/api/v1/intelligence/candles/ETH$USD", ""); resp.StatusCode != 404 || !strings.Contains(string(body), `"not_found"`) {
+		t.Errorf("a path symbol that is no symbol: %d %s, want 404 not_found", resp.StatusCode, body)
+	}
 	f("/api/v1/datasets/ETHUSD?date=2026-13-01", "date")
 	f("/api/v1/datasets/ETHUSD?date=2026-01-07", "date") // after today
 	f("/api/v1/datasets/ETHUSD?date=1999-01-01", "date")
@@ -354,7 +356,7 @@ func TestHistorySQLInjection(t *testing.T) {
 				continue
 			}
 			_, resp, body := get(t, s, target, "")
-			if resp.StatusCode != 400 {
+			if resp.StatusCode != 404 || !strings.Contains(string(body), `"not_found"`) { // no symbol: no route
 				t.Errorf("GET %s: %d %s", target, resp.StatusCode, body)
 			}
 		}
@@ -412,3 +414,4 @@ func TestHistoryRoutePrices(t *testing.T) {
 		t.Errorf("routes missing from the table: %v", want)
 	}
 }
+
