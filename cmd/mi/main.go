@@ -268,7 +268,13 @@ func cmdRun(ctx context.Context, args []string) (err error) {
 		return err
 	}
 	defer closeChains()
-	srv := query.New(query.Deps{Views: v, Stats: stats, Version: version, Logger: log, Paywall: paywall, Ledger: store, Liquidity: lv, Alerts: alertsD, History: hs, Token: tokens})
+	// The alert events whose detector runs here: each stage that runs one
+	// registers its events as it is wired (docs/alerts.md, "Live events").
+	liveEvents := operators.NewLiveEvents()
+	if rl == nil || slices.Contains(rl, "process") {
+		liveEvents.Register("signals", operators.SignalAlertEvents...) // pipeline/process.go
+	}
+	srv := query.New(query.Deps{Views: v, Stats: stats, Version: version, Logger: log, Paywall: paywall, Ledger: store, Liquidity: lv, Alerts: alertsD, Events: liveEvents, History: hs, Token: tokens})
 	var live []sources.Source
 	if rl == nil || slices.Contains(rl, "ingest") {
 		if live, err = liveSources(srcs, *sourcesConfig, stats, log); err != nil {
@@ -276,12 +282,13 @@ func cmdRun(ctx context.Context, args []string) (err error) {
 		}
 	}
 
-	nv, newsStage, err := newsWiring(ctx, srcs, *sourcesConfig, *dataDir, *newsRetention, *newsMaxAge, log) // news.go
+	newsEvents := liveEvents
+	if rl != nil && !slices.Contains(rl, "news") {
+		newsEvents = operators.NewLiveEvents() // the news stage runs elsewhere
+	}
+	nv, newsStage, err := newsWiring(ctx, srcs, *sourcesConfig, *dataDir, *newsRetention, *newsMaxAge, newsEvents, log) // news.go
 	if err != nil {
 		return err
-	}
-	if newsStage != nil {
-		operators.SetLive(operators.AlertNews, operators.AlertSECFiling)
 	}
 
 	ctx, cancel := context.WithCancel(ctx)
