@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/marketintel/mi/operators/newsclass"
 	"github.com/marketintel/mi/operators"
+	"github.com/marketintel/mi/operators/newsclass"
 	"github.com/marketintel/mi/pipeline"
 	"github.com/marketintel/mi/pipeline/sidetopic"
 	"github.com/marketintel/mi/pipeline/sources"
