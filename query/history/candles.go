@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/apache/arrow-go/v18/arrow"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -243,28 +244,54 @@ func (s *Store) LatestCandles(ctx context.Context, symbol, interval string, limi
 
 // Symbols returns the distinct symbols of every stored candle file, sorted.
 func (s *Store) Symbols(ctx context.Context) ([]string, error) {
+	syms, _, err := s.listing(ctx, nil)
+	return syms, err
+}
+
+// Offered returns, sorted, the symbols and the venues with stored candles
+// of the given venue kinds (what the datasets route sells: on-chain
+// venues), from day files and staging parts alike.
+func (s *Store) Offered(ctx context.Context, venueKinds []string) (symbols, venues []string, err error) {
+	return s.listing(ctx, venueKinds)
+}
+
+// listing returns the distinct symbols and venues of the stored candles,
+// of the given venue kinds (every kind when nil).
+func (s *Store) listing(ctx context.Context, venueKinds []string) (symbols, venues []string, err error) {
 	var files []string
 	for _, iv := range datasets.Intervals {
 		cs := s.candleFiles(iv, "", "")
 		files = append(files, cs.files...)
 	}
 	if len(files) == 0 {
-		return []string{}, nil
+		return []string{}, []string{}, nil
 	}
 	slices.Sort(files)
 	files = slices.Compact(files)
-	rows, err := s.db.QueryContext(ctx, `SELECT DISTINCT symbol FROM read_parquet(?::VARCHAR[]) ORDER BY symbol`, files)
+	q, args := `SELECT DISTINCT symbol, venue FROM `+readCandles, []any{files}
+	if venueKinds != nil {
+		q += ` WHERE venue_kind IN (SELECT unnest(?::VARCHAR[]))`
+		args = append(args, venueKinds)
+	}
+	rows, err := s.db.QueryContext(ctx, q, args...)
 	if err != nil {
-		return nil, fmt.Errorf("cannot list symbols: %w", err)
+		return nil, nil, fmt.Errorf("cannot list symbols: %w", err)
 	}
 	defer rows.Close()
-	out := []string{}
+	syms, vens := map[string]bool{}, map[string]bool{}
 	for rows.Next() {
-		var sym string
-		if err := rows.Scan(&sym); err != nil {
-			return nil, fmt.Errorf("cannot list symbols: %w", err)
+		var sym, venue string
+		if err := rows.Scan(&sym, &venue); err != nil {
+			return nil, nil, fmt.Errorf("cannot list symbols: %w", err)
 		}
-		out = append(out, sym)
+		syms[sym], vens[venue] = true, true
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, nil, fmt.Errorf("cannot list symbols: %w", err)
+	}
+	symbols, venues = slices.Sorted(maps.Keys(syms)), slices.Sorted(maps.Keys(vens))
+	if symbols == nil {
+		symbols, venues = []string{}, []string{}
+	}
+	return symbols, venues, nil
 }
