@@ -174,7 +174,7 @@ func tail(s string, n int) string {
 // run through and its signals are in the Parquet history).
 func waitDemo(t *testing.T, origin string, logs *syncBuffer) {
 	t.Helper()
-	deadline := time.Now().Add(3 * time.Minute)
+	deadline := time.Now().Add(6 * time.Minute)
 	for time.Now().Before(deadline) {
 		resp, err := http.Get(origin + "/track-record")
 		if err == nil {
@@ -189,7 +189,7 @@ func waitDemo(t *testing.T, origin string, logs *syncBuffer) {
 		}
 		time.Sleep(time.Second)
 	}
-	t.Fatalf("the demo has no track record after 3 minutes:\n%s", tail(logs.String(), 4000))
+	t.Fatalf("the demo has no track record after 6 minutes:\n%s", tail(logs.String(), 4000))
 }
 
 // stripeFront stands between mi and stripe-mock (see TestBrowser), and
