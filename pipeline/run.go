@@ -43,7 +43,8 @@ type RunConfig struct {
 	CheckpointInterval time.Duration
 	// Roles to run; all when empty: "ingest", "process", "views", "parquet"
 	// (the Parquet sink, when DataDir is set), "news" (the news stage, when
-	// News is set).
+	// News is set), "events" (the side-event stage, when SideEvents is
+	// set).
 	Roles []string
 	Views *views.Views
 	// SideViews are the views of side topics this instance serves (built
@@ -64,6 +65,10 @@ type RunConfig struct {
 	// News, when set, configures the news stage (RunNews); Brokers is
 	// filled in by Run, and DataDir when left empty.
 	News *NewsConfig
+	// SideEvents, when set, are the detectors of the side-event stage
+	// (RunSideEvents, role "events"): the token watches' stablecoin_depeg
+	// and token_risk_change (TokenDetectors).
+	SideEvents []SideDetector
 }
 
 // Run runs the configured roles until ctx ends or one of them fails. Finite
@@ -158,6 +163,11 @@ func Run(ctx context.Context, cfg RunConfig) error {
 				nc.Logger = log
 			}
 			return RunNews(gctx, nc)
+		})
+	}
+	if has("events") && len(cfg.SideEvents) > 0 {
+		g.Go(func() error {
+			return RunSideEvents(gctx, SideEventsConfig{Brokers: brokers, Detectors: cfg.SideEvents, InstanceID: cfg.InstanceID, TxnSuffix: txnSuffix, Logger: log})
 		})
 	}
 	if has("parquet") && cfg.DataDir != "" {

@@ -25,6 +25,7 @@ import (
 	"github.com/marketintel/mi/pipeline"
 	"github.com/marketintel/mi/pipeline/sidetopic"
 	"github.com/marketintel/mi/pipeline/sources"
+	"github.com/marketintel/mi/pipeline/sources/token"
 	"github.com/marketintel/mi/query"
 	"github.com/marketintel/mi/query/history"
 	"github.com/marketintel/mi/sinks/newsview"
@@ -174,7 +175,7 @@ func cmdRun(ctx context.Context, args []string) (err error) {
 	checkpoint := fs.Duration("checkpoint-interval", time.Second, "how often the operators commit their state, positions and consumer offsets (10ms to 1m); outputs commit every poll either way, and the outputs never depend on it")
 	flushEvery := fs.Duration("parquet-flush-interval", 30*time.Second, "how often the Parquet sink writes its buffered rows to part files and commits its offsets (100ms to 1h); the day files never depend on it")
 	retention := fs.String("retention", "on", "candle retention: on rolls 1m day files up to 5m after 7 days, 15m after 30, 1h after 180, by the wall clock, hourly; off keeps every 1m candle (use it when replaying old captures for research)")
-	roles := fs.String("roles", "", "comma-separated roles to run: ingest, process, views, parquet, news (default all); the API always runs")
+	roles := fs.String("roles", "", "comma-separated roles to run: ingest, process, views, parquet, news, events (default all); the API always runs")
 	newsRetention := fs.Duration("news-retention", newsview.DefaultRetention, "how far back from the newest item the news view keeps items (the day files keep everything); the offline demo, whose captures span years, sets it longer")
 	newsMaxAge := fs.Duration("news-alert-max-age", 24*time.Hour, "news and sec_filing alerts only for items read at most this long after publication (docs/news.md); negative: no limit (replays of old captures)")
 	logFormat := fs.String("log-format", "text", "log format: text or json")
@@ -219,10 +220,10 @@ func cmdRun(ctx context.Context, args []string) (err error) {
 	if *roles != "" {
 		for _, r := range strings.Split(*roles, ",") {
 			switch r {
-			case "ingest", "process", "views", "parquet", "news":
+			case "ingest", "process", "views", "parquet", "news", "events":
 				rl = append(rl, r)
 			default:
-				return fmt.Errorf("cannot use --roles %q: accepted roles are ingest, process, views, parquet, news", *roles)
+				return fmt.Errorf("cannot use --roles %q: accepted roles are ingest, process, views, parquet, news, events", *roles)
 			}
 		}
 	}
@@ -258,11 +259,13 @@ func cmdRun(ctx context.Context, args []string) (err error) {
 		return err
 	}
 	defer hs.Close()
-	lv := views.NewLiquidity()                                       // follows mi.pool-events.v1 (SideViews below)
-	_, ratesSide := pipeline.RatesView(pay.operatorName)             // follows mi.rates.v1 (docs/rates.md)
-	tokens, closeChains, err := openTokenReader(*sourcesConfig, log) // cmd/mi/token.go
+	lv := views.NewLiquidity()                                                  // follows mi.pool-events.v1 (SideViews below)
+	_, ratesSide := pipeline.RatesView(pay.operatorName)                        // follows mi.rates.v1 (docs/rates.md)
+	freshness := sources.NewRegistry(log, nil)                                  // chain readers and token watches, for /status
+	tokens, closeChains, err := openTokenReader(*sourcesConfig, freshness, log) // cmd/mi/token.go
+	coins := token.DefaultStablecoins()
 	if *devChain != "" {
-		tokens, closeChains, err = startDevChain(*devChain, log) // cmd/mi/devchain.go
+		tokens, coins, closeChains, err = startDevChain(*devChain, freshness, log) // cmd/mi/devchain.go
 	}
 	if err != nil {
 		return err
@@ -274,6 +277,17 @@ func cmdRun(ctx context.Context, args []string) (err error) {
 		if live, err = liveSources(srcs, *sourcesConfig, stats, log); err != nil {
 			return err
 		}
+	}
+
+	var sideEvents []pipeline.SideDetector
+	if rl == nil || slices.Contains(rl, "ingest") || slices.Contains(rl, "events") {
+		// The token watches (docs/token.md#events): their sources run with
+		// the ingest role, their detectors in the side-event stage.
+		if rl == nil || slices.Contains(rl, "ingest") {
+			live = append(live, tokenWatchSources(tokens, coins, alertsD.Store(), freshness, log)...) // token.go
+		}
+		sideEvents = pipeline.TokenDetectors()
+		operators.SetLive(pipeline.SideEventNames(sideEvents)...)
 	}
 
 	nv, newsStage, err := newsWiring(ctx, srcs, *sourcesConfig, *dataDir, *newsRetention, *newsMaxAge, log) // news.go
@@ -292,7 +306,7 @@ func cmdRun(ctx context.Context, args []string) (err error) {
 			DataDir: *dataDir, Sources: srcs, ReplaySpeed: sp, Brokers: bl, KafkaListen: *listen,
 			Partitions: *partitions, InstanceID: *instance, Operators: ocfg, Roles: rl, CheckpointInterval: *checkpoint,
 			Views: v, SideViews: append([]pipeline.SideView{pipeline.ViewOf(sidetopic.PoolEvents, lv.ApplyRecord), ratesSide}, newsSideViews(nv)...),
-			News:  newsStage,
+			News: newsStage, SideEvents: sideEvents,
 			Stats: stats, Proc: proc, Logger: log, Progress: progress.update,
 			Parquet: pipeline.ParquetSinkConfig{Every: every, FlushInterval: *flushEvery, InstanceID: *instance},
 			BrokerReady: func(b []string) {
