@@ -281,7 +281,7 @@ func cmdRun(ctx context.Context, args []string) (err error) {
 
 	var sideEvents []pipeline.SideDetector
 	if rl == nil || slices.Contains(rl, "ingest") || slices.Contains(rl, "events") {
-		// The token watches (docs/token.md#events): their sources run with
+		// The token watches (docs/token.md, "How the watches run"): their sources run with
 		// the ingest role, their detectors in the side-event stage.
 		if rl == nil || slices.Contains(rl, "ingest") {
 			live = append(live, tokenWatchSources(tokens, coins, alertsD.Store(), freshness, log)...) // token.go
