@@ -259,13 +259,14 @@ func cmdRun(ctx context.Context, args []string) (err error) {
 		return err
 	}
 	defer hs.Close()
-	lv := views.NewLiquidity()                                                  // follows mi.pool-events.v1 (SideViews below)
-	_, ratesSide := pipeline.RatesView(pay.operatorName)                        // follows mi.rates.v1 (docs/rates.md)
-	freshness := sources.NewRegistry(log, nil)                                  // chain readers and token watches, for /status
-	tokens, closeChains, err := openTokenReader(*sourcesConfig, freshness, log) // cmd/mi/token.go
+	lv := views.NewLiquidity()                                                               // follows mi.pool-events.v1 (SideViews below)
+	_, ratesSide := pipeline.RatesView(pay.operatorName)                                     // follows mi.rates.v1 (docs/rates.md)
+	freshness := sources.NewRegistry(log, nil)                                               // chain readers and token watches, for /status
+	tokens, tokenChains, closeChains, err := openTokenReader(*sourcesConfig, freshness, log) // cmd/mi/token.go
 	coins := token.DefaultStablecoins()
 	if *devChain != "" {
 		tokens, coins, closeChains, err = startDevChain(*devChain, freshness, log) // cmd/mi/devchain.go
+		tokenChains = []string{"base"}
 	}
 	if err != nil {
 		return err
@@ -284,7 +285,7 @@ func cmdRun(ctx context.Context, args []string) (err error) {
 		// The token watches (docs/token.md, "How the watches run"): their sources run with
 		// the ingest role, their detectors in the side-event stage.
 		if rl == nil || slices.Contains(rl, "ingest") {
-			live = append(live, tokenWatchSources(tokens, coins, alertsD.Store(), freshness, log)...) // token.go
+			live = append(live, tokenWatchSources(tokens, tokenChains, coins, alertsD.Store(), freshness, log)...) // token.go
 		}
 		sideEvents = pipeline.TokenDetectors()
 		operators.SetLive(pipeline.SideEventNames(sideEvents)...)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -18,17 +19,17 @@ import (
 // recorded in reg as "chain:<name>" (/status). Nothing connects until a
 // token route is asked or a token watch runs. The returned func closes the
 // clients.
-func openTokenReader(path string, reg *sources.Registry, log *slog.Logger) (*token.Reader, func(), error) {
+func openTokenReader(path string, reg *sources.Registry, log *slog.Logger) (*token.Reader, []string, func(), error) {
 	cfg, err := sources.LoadConfig(path)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	set, err := chain.Open(cfg.Chains, chain.Options{Registry: reg, UserAgent: cfg.HTTP.UserAgentHeader()})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	log.Info("token analysis chains configured", "chains", set.Chains())
-	return token.New(set, token.Options{}), set.Close, nil
+	return token.New(set, token.Options{}), set.Chains(), set.Close, nil
 }
 
 // tokenWatchSources returns the two token watches as live sources
@@ -36,12 +37,23 @@ func openTokenReader(path string, reg *sources.Registry, log *slog.Logger) (*tok
 // and the risk watch over the tokens of the token_risk_change
 // subscriptions in st (mi.token-risk.v1). Their freshness goes to reg as
 // "token:depeg" and "token:risk-watch".
-func tokenWatchSources(r *token.Reader, coins []token.Stablecoin, st *alerts.Store, reg *sources.Registry, log *slog.Logger) []sources.Source {
+//
+// Only the coins on a chain the configuration reads (chains) are watched;
+// with none, the depeg watch does not run (and says so once).
+func tokenWatchSources(r *token.Reader, chains []string, coins []token.Stablecoin, st *alerts.Store, reg *sources.Registry, log *slog.Logger) []sources.Source {
 	o := token.WatchOptions{Registry: reg}
-	return []sources.Source{
-		token.NewDepegSource(r, coins, o),
-		token.NewRiskWatchSource(r, watchedTokens(st, log), o),
+	var watched []token.Stablecoin
+	for _, c := range coins {
+		if slices.Contains(chains, c.Chain) {
+			watched = append(watched, c)
+		}
 	}
+	out := []sources.Source{token.NewRiskWatchSource(r, watchedTokens(st, log), o)}
+	if len(watched) == 0 {
+		log.Info("depeg watch not running: no listed stablecoin is on a configured chain", "chains", chains)
+		return out
+	}
+	return append(out, token.NewDepegSource(r, watched, o))
 }
 
 // watchedTokens returns the risk watch's list: the tokens of the
