@@ -334,7 +334,7 @@ func (p stateManual) ForTopic(t string) kgo.TopicPartitioner {
 }
 
 // SideEventNames returns the alert event names the detectors produce, for
-// operators.SetLive.
+// the process's operators.LiveEvents.
 func SideEventNames(ds []SideDetector) []string {
 	var out []string
 	for _, d := range ds {

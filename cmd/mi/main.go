@@ -334,8 +334,10 @@ func cmdRun(ctx context.Context, name string, fixed []string, args []string) (er
 			return err
 		}
 		defer closeChains()
+		// The alerts role runs the token watches' detectors; an API
+		// instance sells what the deployment's alerts role detects.
 		sideEvents = pipeline.TokenDetectors()
-		operators.SetLive(pipeline.SideEventNames(sideEvents)...)
+		liveEvents.Register("token-watches", pipeline.SideEventNames(sideEvents)...)
 		if alerting {
 			sideSources = tokenWatchSources(tokens, tokenChains, coins, alertsD.Store(), freshness, log) // token.go
 		}
