@@ -21,6 +21,7 @@ import (
 	"github.com/gofiber/fiber/v3"
 	"github.com/gofiber/fiber/v3/middleware/recover"
 
+	"github.com/marketintel/mi/pipeline/sources"
 	"github.com/marketintel/mi/pipeline/stats"
 	"github.com/marketintel/mi/query/api"
 	"github.com/marketintel/mi/query/history"
@@ -64,6 +65,11 @@ type Deps struct {
 	// routes manage (query/subscriptions). Nil answers 404 (unavailable)
 	// on those routes.
 	Alerts *alerts.Dispatcher
+
+	// Freshness is the health registry of the polled sources and chain
+	// readers (one per process, shared by every source: sources.Config.Env)
+	// that /status shows; nil shows none.
+	Freshness *sources.Registry
 
 	// History reads the Parquet history (candles, datasets, query,
 	// backtest, track record; docs/history.md). Nil answers those routes

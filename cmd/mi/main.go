@@ -191,17 +191,22 @@ func cmdRun(ctx context.Context, args []string) error {
 		return err
 	}
 	defer hs.Close()
-	lv := views.NewLiquidity()                           // follows mi.pool-events.v1 (SideViews below)
-	_, ratesSide := pipeline.RatesView(pay.operatorName) // follows mi.rates.v1 (docs/rates.md)
-	srv := query.New(query.Deps{Views: v, Stats: stats, Version: version, Logger: log, Paywall: paywall, Ledger: store, Liquidity: lv, Alerts: alertsD, History: hs})
+	lv := views.NewLiquidity()                                          // follows mi.pool-events.v1 (SideViews below)
+	_, ratesSide := pipeline.RatesView(pay.operatorName)                // follows mi.rates.v1 (docs/rates.md)
+	freshness := sources.NewRegistry(log, nil)                          // every polled source and chain reader, for /status
+	setup, err := loadLive(srcs, *sourcesConfig, stats, freshness, log) // sources.go
+	if err != nil {
+		return err
+	}
+	srv := query.New(query.Deps{Views: v, Stats: stats, Version: version, Logger: log, Paywall: paywall, Ledger: store, Liquidity: lv, Alerts: alertsD, History: hs, Freshness: freshness})
 	var live []sources.Source
 	if rl == nil || slices.Contains(rl, "ingest") {
-		if live, err = liveSources(srcs, *sourcesConfig, stats, log); err != nil {
+		if live, err = setup.open(log); err != nil {
 			return err
 		}
 	}
 
-	nv, newsStage, err := newsWiring(ctx, srcs, *sourcesConfig, *dataDir, *newsRetention, *newsMaxAge, log) // news.go
+	nv, newsStage, err := newsWiring(ctx, setup, *dataDir, *newsRetention, *newsMaxAge, log) // news.go
 	if err != nil {
 		return err
 	}

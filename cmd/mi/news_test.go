@@ -11,10 +11,10 @@ import (
 
 	"github.com/marketintel/mi/datasets"
 	"github.com/marketintel/mi/internal/fixtures"
+	"github.com/marketintel/mi/internal/newsreplay"
 	"github.com/marketintel/mi/internal/pubreplay"
 	"github.com/marketintel/mi/pipeline/sources"
 	"github.com/marketintel/mi/pipeline/sources/edgar/edgarreplay"
-	"github.com/marketintel/mi/internal/newsreplay"
 )
 
 // `mi run` with a news source over the replayed publishers and EDGAR: the
