@@ -53,7 +53,7 @@ func BenchmarkRatesColdStart(b *testing.B) {
 	cpu0 := cputime.Seconds()
 	b.ResetTimer()
 	for b.Loop() {
-		v, sv := RatesView("bench")
+		v, sv, _ := RatesView("bench", nil)
 		fctx, cancel := context.WithCancel(ctx)
 		ready := make(chan struct{})
 		done := make(chan struct{})

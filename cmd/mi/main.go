@@ -124,6 +124,7 @@ func cmdRun(ctx context.Context, args []string) error {
 	var srcs stringList
 	fs.Var(&srcs, "source", `trade source, repeatable: "sim[:seed=N,start=RFC3339,duration=D,rate=X,events=X,speed=max]" or "replay:PATH[,PATH...]" (default: the live sources of --sources-config)`)
 	sourcesConfig := fs.String("sources-config", "", "live sources configuration (JSON, see docs/venues.md); empty uses the built-in default deploy/sources.default.json when no --source is given")
+	demoPublishers := fs.String("demo-publishers", "", "offline demo: serve the real captures of this fixtures directory (../shared/fixtures) at the publishers' paths on a loopback port, with a simulated Polygon for the Aave read, and run the news, SEC, rates and positioning sources against them instead of --sources-config (docs/demo.md)")
 	speed := fs.String("replay-speed", "max", "replay pace: max, or a multiple of real time")
 	brokers := fs.String("kafka-brokers", "", "comma-separated brokers of an external Kafka cluster; empty starts the embedded broker")
 	listen := fs.String("kafka-listen", "127.0.0.1:9092", "listen address of the embedded broker")
@@ -192,9 +193,16 @@ func cmdRun(ctx context.Context, args []string) error {
 	}
 	defer hs.Close()
 	lv := views.NewLiquidity()                                          // follows mi.pool-events.v1 (SideViews below)
-	_, ratesSide := pipeline.RatesView(pay.operatorName)                // follows mi.rates.v1 (docs/rates.md)
 	freshness := sources.NewRegistry(log, nil)                          // every polled source and chain reader, for /status
 	setup, err := loadLive(srcs, *sourcesConfig, stats, freshness, log) // sources.go
+	if *demoPublishers != "" {
+		setup, err = startDemoPublishers(*demoPublishers, *sourcesConfig, stats, freshness, log) // demo.go
+	}
+	if err != nil {
+		return err
+	}
+	defer setup.close()
+	_, ratesSide, err := pipeline.RatesView(pay.operatorName, setup.config()) // follows mi.rates.v1 (docs/rates.md)
 	if err != nil {
 		return err
 	}

@@ -35,6 +35,16 @@ type liveSetup struct {
 	cfg   sources.Config
 	env   sources.Env
 	where string
+	// stop, when set, stops what the setup started (the demo's
+	// publishers).
+	stop func() error
+}
+
+// close stops what the setup started; a nil setup has nothing.
+func (l *liveSetup) close() {
+	if l != nil && l.stop != nil {
+		_ = l.stop()
+	}
 }
 
 // loadLive reads the configuration file path (the built-in default,
@@ -59,6 +69,14 @@ func loadLive(specs []string, path string, stats *pipeline.Stats, reg *sources.R
 // newLiveSetup returns the setup of cfg.
 func newLiveSetup(cfg sources.Config, where string, stats *pipeline.Stats, reg *sources.Registry, log *slog.Logger) *liveSetup {
 	return &liveSetup{cfg: cfg, where: where, env: cfg.Env(sources.Env{Observer: stats, Logger: log, Registry: reg})}
+}
+
+// config is the setup's configuration; nil for a nil setup.
+func (l *liveSetup) config() *sources.Config {
+	if l == nil {
+		return nil
+	}
+	return &l.cfg
 }
 
 // open opens the setup's live sources; nothing connects until the ingest

@@ -1,4 +1,5 @@
-// Package chaintest runs a real EVM chain for tests of chain readers:
+// Package chaintest runs a real EVM chain for tests of chain readers (and
+// for the offline demo, through Start):
 // go-ethereum's simulated backend (with funded accounts) behind a local
 // JSON-RPC HTTP server that forwards every call to the backend's own RPC
 // API — so eth_call takes state overrides exactly as geth does — and that
@@ -20,8 +21,8 @@ import (
 	"fmt"
 	"io"
 	"math/big"
+	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -143,8 +144,10 @@ type Chain struct {
 	// Accounts hold 1000 ETH each.
 	Accounts []Account
 
-	rc  *rpc.Client
-	srv *httptest.Server
+	rc        *rpc.Client
+	srv       *http.Server
+	cleanup   func()
+	closeOnce sync.Once
 
 	mu          sync.Mutex
 	requests    int
@@ -159,13 +162,44 @@ type Chain struct {
 // at the end of the test.
 func New(t testing.TB) *Chain {
 	t.Helper()
+	c, err := Start(Options{Accounts: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return c
+}
+
+// Options configure Start.
+type Options struct {
+	// Accounts is how many funded accounts (1000 ETH each) to create.
+	Accounts int
+	// Alloc holds further genesis accounts: contracts placed at fixed
+	// addresses with their code and storage (the offline demo puts a
+	// reserve at the real Aave Pool's address this way).
+	Alloc types.GenesisAlloc
+	// GenesisTime, when not zero, is the genesis block's timestamp. A
+	// chain that mines no block then answers every read as of that time,
+	// so recorded state keeps its recorded date.
+	GenesisTime time.Time
+	// Addr is the JSON-RPC server's listen address; default
+	// "127.0.0.1:0" (a free loopback port).
+	Addr string
+}
+
+// Start starts a chain and its JSON-RPC server, outside tests (the offline
+// demo) as well as in them; Close stops both.
+func Start(o Options) (*Chain, error) {
 	eth := new(big.Int).Exp(big.NewInt(10), big.NewInt(21), nil)
 	alloc := types.GenesisAlloc{}
+	for a, acc := range o.Alloc {
+		alloc[a] = acc
+	}
 	c := &Chain{calls: map[string]int{}, holds: map[string]chan struct{}{}, held: map[string]int{}}
-	for range 4 {
+	for range o.Accounts {
 		k, err := crypto.GenerateKey()
 		if err != nil {
-			t.Fatal(err)
+			return nil, fmt.Errorf("cannot create a test account: %w", err)
 		}
 		a := Account{Key: k, Address: crypto.PubkeyToAddress(k.PublicKey)}
 		c.Accounts = append(c.Accounts, a)
@@ -175,31 +209,51 @@ func New(t testing.TB) *Chain {
 	// eth_call overrides) on a Unix socket; the server forwards to it.
 	dir, err := os.MkdirTemp("", "chaintest")
 	if err != nil {
-		t.Fatal(err)
+		return nil, fmt.Errorf("cannot create the simulated node's directory: %w", err)
 	}
 	ipc := filepath.Join(dir, "geth.ipc")
-	c.Backend = simulated.NewBackend(alloc, func(nc *node.Config, _ *ethconfig.Config) { nc.IPCPath = ipc })
+	c.Backend = simulated.NewBackend(alloc, func(nc *node.Config, ec *ethconfig.Config) {
+		nc.IPCPath = ipc
+		if !o.GenesisTime.IsZero() {
+			ec.Genesis.Timestamp = uint64(o.GenesisTime.Unix())
+		}
+	})
 	if c.rc, err = rpc.Dial(ipc); err != nil {
 		_ = c.Backend.Close()
-		t.Fatalf("cannot attach to the simulated node: %v", err)
+		_ = os.RemoveAll(dir)
+		return nil, fmt.Errorf("cannot attach to the simulated node: %w", err)
 	}
-	c.srv = httptest.NewServer(c)
-	c.URL = c.srv.URL
-	t.Cleanup(func() {
+	addr := o.Addr
+	if addr == "" {
+		addr = "127.0.0.1:0"
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		c.rc.Close()
+		_ = c.Backend.Close()
+		_ = os.RemoveAll(dir)
+		return nil, fmt.Errorf("cannot listen on %s for the simulated chain: %w", addr, err)
+	}
+	c.srv = &http.Server{Handler: c, ReadHeaderTimeout: 10 * time.Second}
+	c.URL = "http://" + ln.Addr().String()
+	go func() { _ = c.srv.Serve(ln) }()
+	c.cleanup = func() {
 		c.mu.Lock()
 		for m, ch := range c.holds {
 			close(ch)
 			delete(c.holds, m)
 		}
 		c.mu.Unlock()
-		c.srv.CloseClientConnections()
-		c.srv.Close()
+		_ = c.srv.Close()
 		c.rc.Close()
 		_ = c.Backend.Close()
 		_ = os.RemoveAll(dir)
-	})
-	return c
+	}
+	return c, nil
 }
+
+// Close stops the server and the chain; it may be called more than once.
+func (c *Chain) Close() { c.closeOnce.Do(c.cleanup) }
 
 // Config is a chain entry named name pointing at the server.
 func (c *Chain) Config(name string) sources.ChainConfig {
