@@ -34,6 +34,10 @@ var Retention = []Step{
 type RetentionResult struct {
 	RolledUp int // coarser day files written
 	Deleted  int // finer day files deleted
+	// Done lists each finer day file Retain removed, in the order it did
+	// so, as "<from>→<to> <date> <venue>" (the coarser file was written
+	// then, or existed already).
+	Done []string
 }
 
 // Retain applies the retention policy to the candle day files under root as
@@ -83,6 +87,7 @@ func Retain(ctx context.Context, db *sql.DB, root string, now time.Time) (Retent
 			os.Remove(filepath.Dir(f))
 			os.Remove(filepath.Dir(filepath.Dir(f)))
 			res.Deleted++
+			res.Done = append(res.Done, st.From+"→"+st.To+" "+day+" "+venue)
 		}
 	}
 	return res, nil

@@ -73,8 +73,8 @@ func TestRetentionOver200Days(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.RolledUp != 0 || res.Deleted != 1 {
-		t.Errorf("resume after a crash: %+v, want only the finer file deleted", res)
+	if want := "1m→5m " + datasets.Day(day0) + " v"; res.RolledUp != 0 || res.Deleted != 1 || len(res.Done) != 1 || res.Done[0] != want {
+		t.Errorf("resume after a crash: %+v, want only the finer file deleted (%q)", res, want)
 	}
 	for _, p := range []string{oldest, tmp} {
 		if _, err := os.Stat(p); err == nil {
@@ -82,7 +82,7 @@ func TestRetentionOver200Days(t *testing.T) {
 		}
 	}
 	// Idempotent: nothing left to do.
-	if res, err := datasets.Retain(ctx, db, root, now); err != nil || res != (datasets.RetentionResult{}) {
+	if res, err := datasets.Retain(ctx, db, root, now); err != nil || res.RolledUp+res.Deleted+len(res.Done) != 0 {
 		t.Errorf("second run: %+v, %v; want nothing done", res, err)
 	}
 

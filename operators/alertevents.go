@@ -133,7 +133,9 @@ func Decide(signal string, confidence float64) string {
 
 // AlertDetector turns intelligence documents into alert events. It is a
 // pure operator: no I/O, no clock (time comes from the documents), and the
-// same documents in the same order yield the same events.
+// same documents in the same order yield the same events. Its state is per
+// symbol, so one detector per input partition, fed the documents of that
+// partition's engine, sees every document of its symbols in order.
 //
 //   - unusual_flow: a 5m document whose eventType is not NORMAL and whose
 //     confidenceScore is at least 60 fires, unless the same symbol fired the
@@ -145,7 +147,8 @@ func Decide(signal string, confidence float64) string {
 //     end of the settled hour. The first settled hour of a symbol fires
 //     nothing.
 type AlertDetector struct {
-	syms map[string]*alertSymState
+	syms  map[string]*alertSymState
+	dirty map[string]bool // symbols whose state changed since ClearDirty
 }
 
 type alertSymState struct {
@@ -161,15 +164,17 @@ type alertSymState struct {
 
 // NewAlertDetector returns a detector with empty state.
 func NewAlertDetector() *AlertDetector {
-	return &AlertDetector{syms: map[string]*alertSymState{}}
+	return &AlertDetector{syms: map[string]*alertSymState{}, dirty: map[string]bool{}}
 }
 
+// sym returns the state of symbol s for a change: it is marked dirty.
 func (a *AlertDetector) sym(s string) *alertSymState {
 	st := a.syms[s]
 	if st == nil {
 		st = &alertSymState{}
 		a.syms[s] = st
 	}
+	a.dirty[s] = true
 	return st
 }
 
@@ -228,7 +233,10 @@ func (a *AlertDetector) decision(d *schemas.IntelligenceDocument, out []AlertEve
 		st.Pending = nil
 	}
 	st.Hour = hour
-	st.Pending = &DecisionChangeData{
+	if st.Pending == nil {
+		st.Pending = new(DecisionChangeData) // reused for every document of the hour
+	}
+	*st.Pending = DecisionChangeData{
 		Hour: time.Unix(0, hour).UTC(), Signal: d.Signal, SignalStrength: d.SignalStrength,
 		ConfidenceScore: d.ConfidenceScore, MomentumScore: d.MomentumScore, BuyPressure: d.BuyPressure,
 		Price: d.Price, DocumentID: d.Id,
@@ -250,57 +258,42 @@ func newAlertEvent(name, symbol string, atNs int64, disc string, data any) Alert
 	}
 }
 
-// MarshalState returns the detector state as JSON, for a checkpoint.
-func (a *AlertDetector) MarshalState() []byte {
-	b, err := json.Marshal(a.syms)
+// DirtySymbols returns, sorted, the symbols whose state changed since the
+// last ClearDirty.
+func (a *AlertDetector) DirtySymbols() []string {
+	out := make([]string, 0, len(a.dirty))
+	for s := range a.dirty {
+		out = append(out, s)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// ClearDirty forgets which symbols changed; call it once their state is
+// written.
+func (a *AlertDetector) ClearDirty() { clear(a.dirty) }
+
+// AppendSymbolState appends the state of symbol s (deterministic JSON) to
+// b, for a checkpoint.
+func (a *AlertDetector) AppendSymbolState(b []byte, s string) []byte {
+	st := a.syms[s]
+	if st == nil {
+		st = &alertSymState{}
+	}
+	v, err := json.Marshal(st)
 	if err != nil {
 		panic("BUG: cannot marshal alert detector state: " + err.Error())
 	}
-	return b
+	return append(b, v...)
 }
 
-// RestoreState replaces the detector state with one MarshalState returned.
-func (a *AlertDetector) RestoreState(b []byte) error {
-	m := map[string]*alertSymState{}
-	if err := json.Unmarshal(b, &m); err != nil {
-		return fmt.Errorf("cannot restore alert detector state: %w", err)
+// RestoreSymbolState replaces the state of symbol s with one
+// AppendSymbolState returned. On error the state is left as it was.
+func (a *AlertDetector) RestoreSymbolState(s string, data []byte) error {
+	var st alertSymState
+	if err := json.Unmarshal(data, &st); err != nil {
+		return fmt.Errorf("cannot restore alert detector state of %q: %w", s, err)
 	}
-	for k, v := range m {
-		if v == nil {
-			delete(m, k)
-		}
-	}
-	a.syms = m
+	a.syms[s] = &st
 	return nil
-}
-
-// Observe folds an event the detector published earlier back into its state,
-// so a restarted detector that reads its own output topic suppresses what it
-// already fired: the unusual_flow cooldown and the last settled decision.
-func (a *AlertDetector) Observe(e AlertEvent) {
-	st := a.sym(e.Symbol)
-	at := e.OccurredAt.UnixNano()
-	switch e.Event {
-	case AlertUnusualFlow:
-		var d UnusualFlowData
-		if json.Unmarshal(e.Data, &d) != nil || d.EventType == "" {
-			return
-		}
-		if st.LastFlow == nil {
-			st.LastFlow = map[string]int64{}
-		}
-		if at > st.LastFlow[d.EventType] {
-			st.LastFlow[d.EventType] = at
-		}
-	case AlertDecisionChange:
-		var d DecisionChangeData
-		if json.Unmarshal(e.Data, &d) != nil || d.To == "" {
-			return
-		}
-		if next := d.Hour.UnixNano() + int64(time.Hour); next > st.Hour {
-			// The hour of the event is settled; the next one opens with
-			// the symbol's next document.
-			st.Hour, st.Action, st.Pending = next, d.To, nil
-		}
-	}
 }

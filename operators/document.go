@@ -27,13 +27,13 @@ func (e *Engine) emitDocuments(sec int64) {
 		hi := floorDiv(asOf-1, bucketNs(numWindows-1))
 		for _, sym := range e.sorted {
 			if sym.touched || sym.win[numWindows-1].hasTrades(hi) {
-				e.emitSymbolDocuments(sym, sec)
+				e.emitSymbolDocuments(sym, sec, true)
 			}
 		}
 	} else {
 		slices.SortFunc(e.touched, bySymbolName)
 		for _, sym := range e.touched {
-			e.emitSymbolDocuments(sym, sec)
+			e.emitSymbolDocuments(sym, sec, false)
 		}
 	}
 	for _, sym := range e.touched {
@@ -44,8 +44,9 @@ func (e *Engine) emitDocuments(sec int64) {
 	e.touched = e.touched[:0]
 }
 
-// emitSymbolDocuments emits the 1m, 5m and 15m documents of sym as of sec.
-func (e *Engine) emitSymbolDocuments(sym *symbol, sec int64) {
+// emitSymbolDocuments emits the 1m, 5m and 15m documents of sym as of sec;
+// minuteClose says sec is the partition's first boundary in its minute.
+func (e *Engine) emitSymbolDocuments(sym *symbol, sec int64, minuteClose bool) {
 	if len(sym.gaps) > 0 && sym.expireGaps(sec) {
 		e.markDirty(sym)
 	}
@@ -58,6 +59,9 @@ func (e *Engine) emitSymbolDocuments(sym *symbol, sec int64) {
 		if e.pendingChange {
 			e.pendingChange = false
 			e.emit.SignalChange(&e.changeOut)
+		}
+		if minuteClose {
+			e.emit.MinuteClose(&e.docOut)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package operators
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -416,5 +417,67 @@ func TestVenueSlots(t *testing.T) {
 	if q.VenueCount != 64 || len(q.Venues) != 64 || !slices.IsSorted(q.Venues) || slices.Contains(q.Venues, "x61") || d.TradeCount != 66 {
 		t.Fatalf("venue count %d, %d names, sorted %v, x61 listed %v, trades %d", q.VenueCount, len(q.Venues),
 			slices.IsSorted(q.Venues), slices.Contains(q.Venues, "x61"), d.TradeCount)
+	}
+}
+
+// TestMinuteClose checks which documents Emit.MinuteClose receives: those
+// of the partition's first boundary in each minute, for every symbol
+// documented there, each right after its own Document; not a symbol's
+// first document later in a minute.
+func TestMinuteClose(t *testing.T) {
+	f := func(trades []*schemas.Trade, want string) {
+		t.Helper()
+		var last *schemas.IntelligenceDocument
+		var got []string
+		e := NewEngine(DefaultConfig(), Emit{
+			Document: func(d *schemas.IntelligenceDocument) { last = d },
+			MinuteClose: func(d *schemas.IntelligenceDocument) {
+				if d != last {
+					t.Fatalf("MinuteClose(%s) not right after its Document", d.Id)
+				}
+				got = append(got, fmt.Sprintf("%s/%s@%s", d.Symbol, d.Window, offset(testBase, d.TimestampNs)))
+			},
+		})
+		for _, tr := range trades {
+			e.Push(tr)
+		}
+		var ws []string
+		for _, w := range strings.Fields(want) {
+			ws = append(ws, expandTiming(w))
+		}
+		if g, w := strings.Join(got, " "), strings.Join(ws, " "); g != w {
+			t.Fatalf("minute closes\n%q\nwant\n%q", g, w)
+		}
+	}
+	s, m := time.Second, time.Minute
+	c := func(sym string, off time.Duration) *schemas.Trade { return tr(sym, "x", cex, buy, off, 1, 1) }
+	// Boundaries within the first minute are not minute closes.
+	f([]*schemas.Trade{c("A", 10*s), c("A", 20*s), c("B", 30*s)}, "")
+	// The first boundary of minute 1 (at 1m5s: no trade crossed earlier)
+	// documents A and B; the later boundaries of the minute do not.
+	f([]*schemas.Trade{c("A", 10*s), c("B", 20*s), c("A", m+5*s), c("B", m+6*s), c("A", m+30*s)}, "1m5s:A,B")
+	// B, idle for more than 15 minutes, is not documented at the first
+	// boundary of minute 17; its first document of that minute, when it
+	// trades again, is not a minute close. In minute 18 it is. (At 16m B
+	// is still due the documents of its first trade.)
+	f([]*schemas.Trade{c("B", 10*s), c("A", 16*m), c("A", 17*m), c("B", 17*m+10*s), c("A", 17*m+20*s), c("A", 18*m)},
+		"16m0s:B 17m0s:A 18m0s:A,B")
+}
+
+// TestReservedSymbols checks that symbols starting with the reserved
+// prefix, kept for the changelog's other keys, are refused.
+func TestReservedSymbols(t *testing.T) {
+	var reasons []string
+	e := NewEngine(DefaultConfig(), Emit{Reject: func(_ *schemas.Trade, r string) { reasons = append(reasons, r) }})
+	e.Push(tr("~alerts|A", "x", cex, buy, 0, 1, 1))
+	e.Push(tr(PartitionKey, "x", cex, buy, 0, 1, 1))
+	if len(reasons) != 2 || !strings.HasPrefix(reasons[0], ReasonOutOfRange) || !strings.HasPrefix(reasons[1], ReasonOutOfRange) {
+		t.Fatalf("reasons %q, want two %q", reasons, ReasonOutOfRange)
+	}
+	if err := e.PushGap("~x", &schemas.Gap{Source: "s", Reason: "r", FromNs: testBase, ToNs: testBase}); !errors.Is(err, ErrBadGap) {
+		t.Fatalf("PushGap(~x) = %v, want ErrBadGap", err)
+	}
+	if err := e.RestoreState("~alerts|A", []byte{stateVersion, 0}); !errors.Is(err, ErrCorruptState) {
+		t.Fatalf("RestoreState(~alerts|A) = %v, want ErrCorruptState", err)
 	}
 }

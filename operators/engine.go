@@ -11,8 +11,13 @@ import (
 )
 
 // PartitionKey is the state key of the partition-level state (watermarks and
-// the document clock). Every other state key is a symbol.
+// the document clock). Every other state key of the engine is a symbol.
 const PartitionKey = "~partition"
+
+// ReservedPrefix starts every state key that is not a symbol: PartitionKey,
+// and the keys the pipeline stores beside the engine's in the same
+// changelog. The engine refuses symbols that start with it.
+const ReservedPrefix = "~"
 
 // Reject reasons: the stable phrase each rejection reason starts with.
 // Validation failures use the text of the schemas.Validate error instead.
@@ -62,6 +67,13 @@ type Emit struct {
 	// after the document that changed it; not for the very first document
 	// of a symbol×window.
 	SignalChange func(c *schemas.SignalChange)
+	// MinuteClose receives again, after Document (and SignalChange), each
+	// document taken at a minute close: the documents of the partition's
+	// first document boundary in a UTC minute, one per window for every
+	// symbol documented there. Such a document covers the trades before
+	// that minute (see docs/operators.md); the history's signals dataset
+	// is made of them.
+	MinuteClose func(d *schemas.IntelligenceDocument)
 }
 
 // Engine is the operator chain of one input partition (many symbols). It is
@@ -143,6 +155,9 @@ func NewEngine(cfg Config, emit Emit) *Engine {
 	}
 	if emit.SignalChange == nil {
 		emit.SignalChange = func(*schemas.SignalChange) {}
+	}
+	if emit.MinuteClose == nil {
+		emit.MinuteClose = func(*schemas.IntelligenceDocument) {}
 	}
 	e := &Engine{
 		cfg:      cfg,
@@ -236,8 +251,8 @@ func rangeProblem(t *schemas.Trade) string {
 		return fmt.Sprintf("%s: size %v above %g", ReasonOutOfRange, t.Size, maxSize)
 	case t.NotionalUsd > maxNotional:
 		return fmt.Sprintf("%s: notional %v above %g", ReasonOutOfRange, t.NotionalUsd, maxNotional)
-	case t.Symbol == PartitionKey:
-		return fmt.Sprintf("%s: symbol %q is reserved", ReasonOutOfRange, t.Symbol)
+	case strings.HasPrefix(t.Symbol, ReservedPrefix):
+		return fmt.Sprintf("%s: symbol %q is reserved (no symbol starts with %q)", ReasonOutOfRange, t.Symbol, ReservedPrefix)
 	}
 	return ""
 }

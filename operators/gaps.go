@@ -47,7 +47,7 @@ var ErrBadGap = errors.New("invalid gap")
 // timestamp". PushGap never retains g.
 func (e *Engine) PushGap(symbol string, g *schemas.Gap) error {
 	switch {
-	case symbol == "" || symbol == PartitionKey:
+	case symbol == "" || strings.HasPrefix(symbol, ReservedPrefix):
 		return fmt.Errorf("%w: symbol %q", ErrBadGap, symbol)
 	case g.Source == "" || g.Reason == "" || len(g.Source) > maxGapText || len(g.Reason) > maxGapText:
 		return fmt.Errorf("%w: source and reason must have 1 to %d bytes", ErrBadGap, maxGapText)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/marketintel/mi/schemas"
 )
@@ -73,8 +74,8 @@ func (e *Engine) RestoreState(key string, data []byte) error {
 		}
 		return nil
 	}
-	if key == "" {
-		return fmt.Errorf("cannot restore state of the empty key: %w", ErrCorruptState)
+	if key == "" || strings.HasPrefix(key, ReservedPrefix) {
+		return fmt.Errorf("cannot restore state of %q: %w: not a symbol", key, ErrCorruptState)
 	}
 	sym, err := decodeSymbol(&d, key)
 	if err != nil {

@@ -1,12 +1,15 @@
 package pipeline
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
+	"syscall"
 
 	"github.com/twmb/franz-go/pkg/kfake"
 )
@@ -54,7 +57,10 @@ func StartEmbedded(listen, dataDir string, logger *slog.Logger) (*Embedded, erro
 	}
 	c, err := kfake.NewCluster(opts...)
 	if err != nil {
-		return nil, fmt.Errorf("cannot start embedded Kafka broker on %s: %w", listen, err)
+		if errors.Is(err, syscall.EADDRINUSE) {
+			return nil, fmt.Errorf("cannot start the embedded Kafka broker on %s: the address is already in use (another mi, or a Kafka broker); choose another with --kafka-listen ADDR (make run KAFKA_ADDR=ADDR), or use that broker with --kafka-brokers: %w", listen, err)
+		}
+		return nil, fmt.Errorf("cannot start the embedded Kafka broker on %s (--kafka-listen, make KAFKA_ADDR=ADDR): %w", listen, err)
 	}
 	addrs := c.ListenAddrs()
 	if len(addrs) == 0 {
@@ -79,7 +85,13 @@ func (k kfakeLogger) Logf(level kfake.LogLevel, msg string, args ...any) {
 		k.l.Error("kafka broker: " + fmt.Sprintf(msg, args...))
 	case kfake.LogLevelWarn:
 		// kfake warns about ordinary events (a slow EndTxn on a busy
-		// machine, a client disconnect); keep them for debugging only.
+		// machine, a client disconnect); keep them for debugging only. A
+		// write to its logs that failed is no ordinary event: the clients
+		// only see UNKNOWN_SERVER_ERROR, so say what the disk said.
+		if strings.HasPrefix(msg, "persist") {
+			k.l.Error("kafka broker cannot write its log: " + fmt.Sprintf(msg, args...))
+			return
+		}
 		k.l.Debug("kafka broker: " + fmt.Sprintf(msg, args...))
 	}
 }

@@ -23,6 +23,10 @@ type ParquetSinkConfig struct {
 	DataDir string
 	// Group is the consumer group; default "mi-parquet".
 	Group string
+	// InstanceID, when set, is the sink's static membership id in the
+	// group (unique per instance), so a restarted sink takes its partitions
+	// back at once.
+	InstanceID string
 	// FlushInterval is how often buffered rows become part files and the
 	// consumed offsets are committed; default 30 s. It bounds how stale the
 	// staging tree is, and how much is read again after a crash.
@@ -48,9 +52,12 @@ type ParquetSinkStats struct {
 // ParquetGroup is the default consumer group of the Parquet sink.
 const ParquetGroup = "mi-parquet"
 
-// SinkParquet consumes mi.candles.v1, mi.signals.v1, mi.trades.v1 and
-// mi.signal-changes.v1 (read committed, in a consumer group) and writes the
-// history datasets under cfg.DataDir through a parquet Sink until ctx ends.
+// SinkParquet consumes mi.candles.v1, mi.signal-minutes.v1, mi.trades.v1
+// and mi.signal-changes.v1 (read committed, in a consumer group) and writes
+// the history datasets under cfg.DataDir through a parquet Sink until ctx
+// ends. None of them is compacted, so what it writes does not depend on how
+// far it lags behind the operators (the compacted mi.signals.v1 keeps only
+// the latest document per key).
 //
 // Delivery is at least once: offsets are committed only after the rows of
 // the records before them are durable in part files, so a crash re-reads at
@@ -92,10 +99,14 @@ func SinkParquet(ctx context.Context, cfg ParquetSinkConfig) error {
 		}
 		return nil
 	}
-	cl, err = kgo.NewClient(
+	opts := []kgo.Opt{}
+	if cfg.InstanceID != "" {
+		opts = append(opts, kgo.InstanceID(cfg.InstanceID))
+	}
+	cl, err = kgo.NewClient(append(opts,
 		kgo.SeedBrokers(cfg.Brokers...),
 		kgo.ConsumerGroup(cfg.Group),
-		kgo.ConsumeTopics(schemas.TopicCandles, schemas.TopicSignals, schemas.TopicTrades, schemas.TopicSignalChanges),
+		kgo.ConsumeTopics(schemas.TopicCandles, schemas.TopicSignalMinutes, schemas.TopicTrades, schemas.TopicSignalChanges),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
 		kgo.FetchMaxWait(250*time.Millisecond),
@@ -107,7 +118,7 @@ func SinkParquet(ctx context.Context, cfg ParquetSinkConfig) error {
 				log.Warn("Parquet sink: cannot flush before a rebalance; the records are read again", "err", err)
 			}
 		}),
-	)
+	)...)
 	if err != nil {
 		return fmt.Errorf("cannot create the Parquet sink's consumer: %w", err)
 	}
@@ -164,7 +175,7 @@ func SinkParquet(ctx context.Context, cfg ParquetSinkConfig) error {
 				if err = proto.Unmarshal(r.Value, &cd); err == nil {
 					err = sink.AddCandle(&cd)
 				}
-			case schemas.TopicSignals:
+			case schemas.TopicSignalMinutes:
 				doc.Reset()
 				if err = proto.Unmarshal(r.Value, &doc); err == nil {
 					var added bool

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -24,13 +25,21 @@ import (
 // says which input the partition's state reflects (see position).
 const PositionKey = "~position"
 
+// AlertStatePrefix starts the keys of mi.state.v1 that hold the alert
+// detector's state of one symbol (the rest of the key); the value is
+// operators.AlertDetector.AppendSymbolState's JSON.
+const AlertStatePrefix = operators.ReservedPrefix + "alerts|"
+
 // ProcessConfig configures the operator loop.
 type ProcessConfig struct {
 	Brokers []string
 	// Group is the consumer group; every instance of the operator role joins
 	// it and the group splits the partitions of mi.trades.v1 between them.
 	Group string
-	// InstanceID makes the transactional ids unique per instance.
+	// InstanceID makes the transactional ids unique per instance; it is
+	// also the instance's static membership id in the consumer group, so an
+	// instance restarted after a crash takes its partitions back at once
+	// instead of waiting for its dead incarnation's session to expire.
 	InstanceID string
 	Operators  operators.Config
 	Stats      *Stats
@@ -56,10 +65,12 @@ type ProcessStats struct {
 	Documents atomic.Uint64
 	// SignalChanges counts published signal changes (mi.signal-changes.v1).
 	SignalChanges atomic.Uint64
-	Rejected      atomic.Uint64
-	Transactions  atomic.Uint64
-	Aborts        atomic.Uint64
-	Restores      atomic.Uint64
+	// Events counts published alert events (mi.events.v1).
+	Events       atomic.Uint64
+	Rejected     atomic.Uint64
+	Transactions atomic.Uint64
+	Aborts       atomic.Uint64
+	Restores     atomic.Uint64
 	// Redelivered counts input records dropped because their state already
 	// reflects them (a record produced again after a crash).
 	Redelivered atomic.Uint64
@@ -74,9 +85,12 @@ type position struct {
 	Seq    map[string]int64 `json:"seq,omitempty"`
 }
 
-// partitionState is the engine and position of one input partition.
+// partitionState is the engine, alert detector and position of one input
+// partition.
 type partitionState struct {
 	eng     *operators.Engine
+	det     *operators.AlertDetector
+	events  []operators.AlertEvent // scratch
 	pos     position
 	dirty   bool // processed records since the last checkpoint
 	rewound bool // the consumer position was checked against pos
@@ -104,6 +118,7 @@ type processor struct {
 
 	lastCheckpoint time.Time
 	intern         schemas.Interner
+	lastDoc        []byte // the document just emitted, for its minute close
 
 	mu      sync.Mutex
 	prodErr error
@@ -111,14 +126,17 @@ type processor struct {
 
 // Process runs the operator loop until ctx ends. It consumes mi.trades.v1
 // in the consumer group (read committed), runs one operators.Engine per
-// partition, and commits:
+// partition and an operators.AlertDetector over that engine's documents,
+// and commits:
 //
-//  1. every poll, the outputs — candles, documents and dead letters — in a
-//     transaction of an output producer;
+//  1. every poll, the outputs — candles, documents, minute-close documents,
+//     signal changes, alert events and dead letters — in a transaction of
+//     an output producer;
 //  2. every CheckpointInterval, in a transaction of the group session, the
-//     state of every symbol the engines changed since the last checkpoint
-//     and each partition's position record, all in mi.state.v1 under the
-//     input's partition number, together with the consumer offsets.
+//     state of every symbol the engines and detectors changed since the
+//     last checkpoint and each partition's position record, all in
+//     mi.state.v1 under the input's partition number, together with the
+//     consumer offsets.
 //
 // A crash, or a broker that commits only some partitions of a transaction,
 // can leave outputs committed whose state is not; the restarted operator
@@ -162,6 +180,7 @@ func Process(ctx context.Context, cfg ProcessConfig, stats *ProcessStats) error 
 	sess, err := kgo.NewGroupTransactSession(
 		kgo.SeedBrokers(cfg.Brokers...),
 		kgo.ConsumerGroup(cfg.Group),
+		kgo.InstanceID(cfg.InstanceID),
 		kgo.ConsumeTopics(schemas.TopicTrades),
 		kgo.TransactionalID(transactionalID("mi-operators-", cfg.InstanceID)+cfg.TxnSuffix),
 		kgo.TransactionTimeout(2*time.Minute),
@@ -193,6 +212,26 @@ func Process(ctx context.Context, cfg ProcessConfig, stats *ProcessStats) error 
 		return fmt.Errorf("cannot create operator output producer: %w", err)
 	}
 	defer out.Close()
+	// Load both producer ids now: that fences a crashed incarnation with the
+	// same transactional ids and aborts its open transactions, whose
+	// records would otherwise hold back every read_committed reader (the
+	// state restore first) until the transaction timeout.
+	for _, cl := range []*kgo.Client{sess.Client(), out} {
+		if _, _, err := cl.ProducerID(ctx); err != nil {
+			return fmt.Errorf("cannot initialize the operators' transactional producers: %w", err)
+		}
+	}
+	// A stop leaves no transaction open: an open one would hold back every
+	// read_committed reader of its partitions after a restart (the embedded
+	// broker keeps it across the restart, and the next run uses new ids)
+	// until the transaction timeout. What it held is processed again.
+	defer func() {
+		actx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = out.AbortBufferedRecords(actx)
+		_ = out.EndTransaction(actx, kgo.TryAbort)
+		_, _ = sess.End(actx, kgo.TryAbort)
+	}()
 	p.sess, p.out = sess, out
 	for {
 		// Polls block until records arrive; the bounded context lets an
@@ -289,6 +328,9 @@ func (p *processor) checkpoint(ctx context.Context, sess *kgo.GroupTransactSessi
 		for _, key := range ps.eng.DirtyKeys() {
 			sess.Produce(ctx, &kgo.Record{Topic: schemas.TopicState, Partition: part, Key: []byte(key), Value: ps.eng.AppendState(nil, key)}, p.promise)
 		}
+		for _, sym := range ps.det.DirtySymbols() {
+			sess.Produce(ctx, &kgo.Record{Topic: schemas.TopicState, Partition: part, Key: []byte(AlertStatePrefix + sym), Value: ps.det.AppendSymbolState(nil, sym)}, p.promise)
+		}
 		pos, _ := json.Marshal(ps.pos)
 		sess.Produce(ctx, &kgo.Record{Topic: schemas.TopicState, Partition: part, Key: []byte(PositionKey), Value: pos}, p.promise)
 	}
@@ -307,6 +349,7 @@ func (p *processor) checkpoint(ctx context.Context, sess *kgo.GroupTransactSessi
 	}
 	for _, part := range parts {
 		p.parts[part].eng.ClearDirty()
+		p.parts[part].det.ClearDirty()
 		p.parts[part].dirty = false
 	}
 	p.stats.Transactions.Add(1)
@@ -406,12 +449,21 @@ func (p *processor) partition(ctx context.Context, part int32) (*partitionState,
 	if ps := p.parts[part]; ps != nil {
 		return ps, nil
 	}
+	ps := &partitionState{det: operators.NewAlertDetector()}
 	e := operators.NewEngine(p.cfg.Operators, operators.Emit{
-		Candle:       p.emitCandle,
-		Document:     p.emitDocument,
+		Candle: p.emitCandle,
+		Document: func(d *schemas.IntelligenceDocument) {
+			p.emitDocument(d)
+			ps.events = ps.det.Push(d, ps.events[:0])
+			for _, ev := range ps.events {
+				p.emitEvent(ev)
+			}
+		},
 		Reject:       p.emitReject,
 		SignalChange: p.emitSignalChange,
+		MinuteClose:  p.emitMinuteClose,
 	})
+	ps.eng = e
 	last := map[string][]byte{}
 	rctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
@@ -421,7 +473,6 @@ func (p *processor) partition(ctx context.Context, part int32) (*partitionState,
 	if err != nil {
 		return nil, fmt.Errorf("cannot restore operator state of partition %d: %w", part, err)
 	}
-	ps := &partitionState{eng: e}
 	if v, ok := last[PositionKey]; ok {
 		if err := json.Unmarshal(v, &ps.pos); err != nil {
 			return nil, fmt.Errorf("cannot restore the position of partition %d: %w", part, err)
@@ -434,6 +485,12 @@ func (p *processor) partition(ctx context.Context, part int32) (*partitionState,
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
+		if sym, ok := strings.CutPrefix(k, AlertStatePrefix); ok {
+			if err := ps.det.RestoreSymbolState(sym, last[k]); err != nil {
+				return nil, fmt.Errorf("cannot restore alert detector state %q of partition %d: %w", k, part, err)
+			}
+			continue
+		}
 		if err := e.RestoreState(k, last[k]); err != nil {
 			return nil, fmt.Errorf("cannot restore operator state %q of partition %d: %w", k, part, err)
 		}
@@ -483,7 +540,26 @@ func (p *processor) emitDocument(d *schemas.IntelligenceDocument) {
 		panic("BUG: cannot marshal document: " + err.Error())
 	}
 	p.stats.Documents.Add(1)
+	p.lastDoc = v
 	p.emit(&kgo.Record{Topic: schemas.TopicSignals, Key: []byte(d.Symbol + "|" + d.Window), Value: v})
+}
+
+// emitMinuteClose publishes the document just emitted again on
+// mi.signal-minutes.v1, which is not compacted: readers that need every
+// minute's document (the Parquet sink) get it however far they lag.
+func (p *processor) emitMinuteClose(d *schemas.IntelligenceDocument) {
+	p.emit(&kgo.Record{Topic: schemas.TopicSignalMinutes, Key: []byte(d.Symbol + "|" + d.Window), Value: p.lastDoc})
+}
+
+// emitEvent publishes an alert event on mi.events.v1 (key: symbol; value:
+// the event's JSON).
+func (p *processor) emitEvent(e operators.AlertEvent) {
+	v, err := json.Marshal(e)
+	if err != nil {
+		panic("BUG: cannot marshal alert event: " + err.Error())
+	}
+	p.stats.Events.Add(1)
+	p.emit(&kgo.Record{Topic: schemas.TopicEvents, Key: []byte(e.Symbol), Value: v})
 }
 
 func (p *processor) emitSignalChange(c *schemas.SignalChange) {

@@ -38,6 +38,9 @@ type RunConfig struct {
 	Partitions  int
 	InstanceID  string
 	Operators   operators.Config
+	// CheckpointInterval is the operators' checkpoint interval
+	// (ProcessConfig.CheckpointInterval); 0 = its default.
+	CheckpointInterval time.Duration
 	// Roles to run; all when empty: "ingest", "process", "views", "parquet"
 	// (the Parquet sink, when DataDir is set), "news" (the news stage, when
 	// News is set).
@@ -134,7 +137,8 @@ func Run(ctx context.Context, cfg RunConfig) error {
 	}
 	if has("process") {
 		g.Go(func() error {
-			return Process(gctx, ProcessConfig{Brokers: brokers, InstanceID: cfg.InstanceID, TxnSuffix: txnSuffix, Operators: cfg.Operators, Stats: cfg.Stats, Logger: log}, cfg.Proc)
+			return Process(gctx, ProcessConfig{Brokers: brokers, InstanceID: cfg.InstanceID, TxnSuffix: txnSuffix, Operators: cfg.Operators, Stats: cfg.Stats, Logger: log,
+				CheckpointInterval: cfg.CheckpointInterval}, cfg.Proc)
 		})
 	}
 	if has("views") && cfg.Views != nil {

@@ -38,6 +38,9 @@ var Topics = append([]TopicSpec{
 	{Name: schemas.TopicTradesDLQ, Partitioned: true},
 	{Name: schemas.TopicCandles, Partitioned: true},
 	{Name: schemas.TopicSignals, Partitioned: true, Compacted: true},
+	// Not compacted: the history's signals dataset needs every minute
+	// close, however far its reader lags (see docs/topics.md).
+	{Name: schemas.TopicSignalMinutes, Partitioned: true},
 	{Name: schemas.TopicSignalChanges, Partitioned: true},
 	{Name: schemas.TopicEvents, Partitioned: true},
 	{Name: schemas.TopicState, Partitioned: true, Compacted: true},

@@ -50,7 +50,12 @@ func TestCoverageRoute(t *testing.T) {
 	for _, tl := range got.Tools {
 		tools[tl.Name] = tl
 	}
-	if len(got.Tools) != len(mcp.SpecTools) || !tools["get_symbol_intelligence"].Available ||
+	for _, name := range mcp.SpecTools {
+		if _, ok := tools[name]; !ok {
+			t.Fatalf("spec tool %s missing from %+v", name, got.Tools)
+		}
+	}
+	if len(got.Tools) < len(mcp.SpecTools) || !tools["get_symbol_intelligence"].Available ||
 		tools["get_symbol_intelligence"].PriceMicroUSD != priceIntelligenceSymbol || tools["get_market_news"].Available ||
 		tools["get_market_news"].NotAvailableBy == "" || !tools["get_data_coverage"].Available || tools["get_data_coverage"].PriceMicroUSD != 0 {
 		t.Fatalf("tools %+v", got.Tools)
@@ -60,11 +65,13 @@ func TestCoverageRoute(t *testing.T) {
 		switch s.Symbol {
 		case "ETHUSD":
 			eth = len(s.Sources) == 9 && s.Sources[0].Venue != nil && *s.Sources[0].Venue == "binance" && s.Sources[8].Chain != nil
-		case "TSLAUSD":
+		case "TSLA":
 			tsla = s.Class == "us_equity"
+		case "TSLAUSD":
+			t.Fatal("TSLAUSD listed: US stocks are bare tickers (pipeline/symbols)")
 		}
 	}
 	if !eth || !tsla {
-		t.Fatalf("ETHUSD or TSLAUSD wrong: %.800s", body)
+		t.Fatalf("ETHUSD or TSLA wrong: %.800s", body)
 	}
 }

@@ -30,7 +30,7 @@ func TestMarketRoutesOddParams(t *testing.T) {
 		"maxBuyPressure", "unknown"}
 	var targets []string
 	for _, r := range s.Operations() {
-		targets = append(targets, strings.Replace(r.Path, ":symbol", "{sym}", 1))
+		targets = append(targets, strings.Replace(strings.Replace(r.Path, ":symbol", "{sym}", 1), ":address", "{addr}", 1))
 	}
 	value := func() string {
 		if rng.IntN(3) == 0 {
@@ -47,6 +47,7 @@ func TestMarketRoutesOddParams(t *testing.T) {
 	for i := 0; i < 6000; i++ {
 		tmpl := targets[i%len(targets)]
 		path := strings.Replace(tmpl, "{sym}", url.PathEscape(value()+"x"), 1)
+		path = strings.Replace(path, "{addr}", url.PathEscape(value()+"x"), 1)
 		q := url.Values{}
 		for range rng.IntN(6) {
 			q.Add(params[rng.IntN(len(params))], value())
@@ -85,6 +86,7 @@ func TestMarketRoutesOddParams(t *testing.T) {
 			}
 			sent := ctx.QueryArgs().Has(e.Parameter) ||
 				e.Parameter == "symbol" && strings.Contains(tmpl, "{sym}") ||
+				e.Parameter == "address" && strings.Contains(tmpl, "{addr}") ||
 				slices.Contains(required[path], e.Parameter)
 			if e.Error != api.CodeInvalidParameter || !sent || e.Message == "" || len(e.Accepted) < 3 {
 				t.Fatalf("GET %q: 400 body does not name a parameter the request has: %s", target, ctx.Response.Body())

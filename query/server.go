@@ -13,6 +13,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/marketintel/mi/pipeline/sources/token"
+	tokenroutes "github.com/marketintel/mi/query/token"
 	"log/slog"
 	"runtime/debug"
 	"slices"
@@ -75,6 +77,10 @@ type Deps struct {
 	// backtest, track record; docs/history.md). Nil answers those routes
 	// 404 no_data.
 	History *history.Store
+
+	// Token reads token flows and risk reports from the chains
+	// (pipeline/sources/token, docs/token.md). Nil answers those routes 503.
+	Token *token.Reader
 }
 
 // Paywall is the slot the payments room fills (api.Paywall).
@@ -145,6 +151,7 @@ func (s *Server) table() []api.Operation {
 	ops = append(ops, history.NewRoutes(s.d.History, s.d.Now).Operations()...)
 	ops = append(ops, subscriptions.New(s.d.Alerts).Operations()...)
 	ops = append(ops, paywall.NewCredits(s.d.Ledger, s.d.Now, s.d.Logger).Operations()...)
+	ops = append(ops, tokenroutes.New(s.d.Token).Operations()...)
 	s.mcp = mcp.New(mcp.Config{Ops: slices.Clone(ops), Paywall: s.d.Paywall, Quote: paywall.Responses()[0],
 		Now: s.d.Now, Version: s.d.Version, Logger: s.d.Logger})
 	ops = append(ops, s.mcp.Operation())

@@ -12,6 +12,7 @@ const (
 	TopicTradesDLQ     = "mi.trades.dlq.v1"     // rejected input, reason in header "reason"
 	TopicCandles       = "mi.candles.v1"        // Candle, key = symbol|venue
 	TopicSignals       = "mi.signals.v1"        // IntelligenceDocument, compacted, key = symbol|window
+	TopicSignalMinutes = "mi.signal-minutes.v1" // IntelligenceDocument taken at each minute close, key = symbol|window
 	TopicSignalChanges = "mi.signal-changes.v1" // SignalChange, key = symbol|window
 	TopicEvents        = "mi.events.v1"         // alertable events
 	TopicState         = "mi.state.v1"          // operator changelog, compacted, key = symbol (see pipeline)

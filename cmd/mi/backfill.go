@@ -13,6 +13,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/marketintel/mi/datasets"
+	"github.com/marketintel/mi/internal/datadir"
 	pqsink "github.com/marketintel/mi/sinks/parquet"
 )
 
@@ -41,6 +42,9 @@ func cmdBackfill(ctx context.Context, args []string) error {
 	if *symbols != "" {
 		syms = strings.Split(*symbols, ",")
 	}
+	if err := datadir.Check(*dataDir); err != nil {
+		return err
+	}
 	log, _ := newLogger("text")
 	bar := newFracBar(os.Stderr)
 	start := time.Now()
@@ -50,7 +54,7 @@ func cmdBackfill(ctx context.Context, args []string) error {
 	})
 	bar.done()
 	if err != nil {
-		return err
+		return datadir.Diagnose(*dataDir, err)
 	}
 	log.Info("backfill finished", "days", len(res.Days), "trades", res.Trades, "candles", res.Candles,
 		"signal_rows", res.Signals, "signal_changes", res.SignalChanges, "took", time.Since(start).Round(time.Millisecond))

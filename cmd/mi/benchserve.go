@@ -52,7 +52,7 @@ func cmdBenchServe(ctx context.Context, args []string) error {
 	}
 	srv := query.New(query.Deps{Views: v, Version: version})
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Listen(*addr) }()
+	go func() { errc <- listenError(srv.Listen(*addr), *addr, "--http-addr", "HTTP_ADDR") }()
 	fmt.Printf("serving %d symbols × %d windows on %s\n", *n, len(schemas.Windows), *addr)
 	select {
 	case err := <-errc:

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/marketintel/mi/internal/datadir"
 	"github.com/marketintel/mi/query/paywall/ledger"
 )
 
@@ -24,7 +25,11 @@ const creditsUsage = `usage:
 // in dataDir.
 func openLedger(ctx context.Context, dataDir, databaseURL string) (*ledger.SQL, error) {
 	if databaseURL == "" {
-		databaseURL = ledger.DefaultURL(dataDir)
+		if err := datadir.Check(dataDir); err != nil {
+			return nil, err
+		}
+		l, err := ledger.Open(ctx, ledger.DefaultURL(dataDir))
+		return l, datadir.Diagnose(dataDir, err)
 	}
 	return ledger.Open(ctx, databaseURL)
 }

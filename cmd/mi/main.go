@@ -8,6 +8,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -19,6 +20,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/marketintel/mi/internal/datadir"
 	"github.com/marketintel/mi/operators"
 	"github.com/marketintel/mi/pipeline"
 	"github.com/marketintel/mi/pipeline/sidetopic"
@@ -42,49 +44,84 @@ Usage:
   mi export --from DATE --to DATE --dest DIR [--symbols LIST]  copy complete day files
   mi sql [--csv] "SELECT ..."   DuckDB over the day files (views candles, signals, trades, signal_changes)
   mi retention [--now DATE]     roll candle day files up (1m 7 days, 5m 30, 15m 180, then 1h)
+  mi symbols [NAME ...]         covered symbols: canonical name, aliases, asset class, venues
 
   mi credits grant|balance  operator credits: new API key with credit, key balance
   mi version              print the version
 
-Run "mi run -h" or "mi bench pipeline -h" for flags.
+Run "mi <command> -h" for a command's flags.
 `
 
 func main() {
-	if len(os.Args) < 2 {
-		fmt.Fprint(os.Stderr, usage)
-		os.Exit(2)
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	var err error
-	switch os.Args[1] {
-	case "run":
-		err = cmdRun(ctx, os.Args[2:])
-	case "bench":
-		err = cmdBench(ctx, os.Args[2:])
-	case "backfill":
-		err = cmdBackfill(ctx, os.Args[2:])
-	case "export":
-		err = cmdExport(ctx, os.Args[2:])
-	case "sql":
-		err = cmdSQL(ctx, os.Args[2:])
-	case "retention":
-		err = cmdRetention(ctx, os.Args[2:])
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
 
+// isHelp reports whether args ask a command with subcommands for help.
+func isHelp(args []string) bool {
+	return len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help")
+}
+
+// run runs one mi command and returns the process exit code: 0, 1 when the
+// command failed, 2 for an unknown command. Asking any command for help
+// (-h, --help) prints its usage and returns 0.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) < 1 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	var err error
+	switch args[0] {
+	case "run":
+		err = cmdRun(ctx, args[1:])
+	case "bench":
+		err = cmdBench(ctx, args[1:])
+	case "backfill":
+		err = cmdBackfill(ctx, args[1:])
+	case "export":
+		err = cmdExport(ctx, args[1:])
+	case "sql":
+		err = cmdSQL(ctx, args[1:])
+	case "retention":
+		err = cmdRetention(ctx, args[1:])
+	case "symbols":
+		err = cmdSymbols(args[1:], stdout)
 	case "credits":
-		err = cmdCredits(ctx, os.Args[2:])
+		if isHelp(args[1:]) {
+			fmt.Fprintln(stdout, creditsUsage)
+			return 0
+		}
+		err = cmdCredits(ctx, args[1:])
 	case "version", "--version", "-v":
-		fmt.Printf("mi %s (%s %s/%s)\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
-	case "help", "-h", "--help":
-		fmt.Print(usage)
+		fmt.Fprintf(stdout, "mi %s (%s %s/%s)\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(stdout, usage)
 	default:
-		fmt.Fprintf(os.Stderr, "mi: unknown command %q\n\n%s", os.Args[1], usage)
-		os.Exit(2)
+		fmt.Fprintf(stderr, "mi: unknown command %q\n\n%s", args[0], usage)
+		return 2
 	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "mi:", err)
-		os.Exit(1)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		return 0 // the flag set printed the usage
+	case err != nil:
+		fmt.Fprintln(stderr, "mi:", err)
+		return 1
 	}
+	return 0
+}
+
+// listenError names the flag (and the make variable) that moves a listener
+// when its address cannot be bound, e.g. because another process uses it.
+func listenError(err error, addr, flagName, makeVar string) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return fmt.Errorf("cannot listen on %s: the address is already in use (another mi or another program); choose another with %s ADDR (make run %s=ADDR): %w", addr, flagName, makeVar, err)
+	}
+	return fmt.Errorf("cannot listen on %s (%s, make %s=ADDR): %w", addr, flagName, makeVar, err)
 }
 
 // stringList is a repeatable flag.
@@ -115,14 +152,16 @@ func newLogger(format string) (*slog.Logger, error) {
 	return nil, fmt.Errorf("cannot use --log-format %q: accepted values are text, json", format)
 }
 
-func cmdRun(ctx context.Context, args []string) error {
+func cmdRun(ctx context.Context, args []string) (err error) {
 	fs := flag.NewFlagSet("mi run", flag.ContinueOnError)
 	dataDir := fs.String("data-dir", "./data", "data directory (embedded broker logs, ground truth)")
 	httpAddr := fs.String("http-addr", ":8080", "address of the HTTP API")
-	pay := addPaymentFlags(fs) // payments.go
+	pay := addPaymentFlags(fs)         // payments.go
+	devHooks := addDevWebhookFlags(fs) // alerts.go
 	duckMemory := fs.String("duckdb-memory", history.DefaultMemoryLimit, "DuckDB memory limit of the history routes (candles, datasets, query, backtest, track record), e.g. 512MB or 2GB; a hard bound (no spilling): the backtest scores symbols in batches sized to it, so more memory only makes long backtests faster")
 	var srcs stringList
 	fs.Var(&srcs, "source", `trade source, repeatable: "sim[:seed=N,start=RFC3339,duration=D,rate=X,events=X,speed=max]" or "replay:PATH[,PATH...]" (default: the live sources of --sources-config)`)
+	devChain := fs.String("dev-chain", "", "start a local simulated EVM chain on this address (e.g. 127.0.0.1:8545) holding the token-analysis suite, and serve the token routes from it as chain base (the offline demo; docs/token.md)")
 	sourcesConfig := fs.String("sources-config", "", "live sources configuration (JSON, see docs/venues.md); empty uses the built-in default deploy/sources.default.json when no --source is given")
 	demoPublishers := fs.String("demo-publishers", "", "offline demo: serve the real captures of this fixtures directory (../shared/fixtures) at the publishers' paths on a loopback port, with a simulated Polygon for the Aave read, and run the news, SEC, rates and positioning sources against them instead of --sources-config (docs/demo.md)")
 	speed := fs.String("replay-speed", "max", "replay pace: max, or a multiple of real time")
@@ -133,6 +172,9 @@ func cmdRun(ctx context.Context, args []string) error {
 	latCEX := fs.Duration("lateness-cex", operators.DefaultConfig().LatenessCEX, "allowed lateness of exchange trades")
 	latDEX := fs.Duration("lateness-onchain-dex", operators.DefaultConfig().LatenessOnchainDEX, "allowed lateness of EVM DEX trades")
 	latSol := fs.Duration("lateness-solana-dex", operators.DefaultConfig().LatenessSolanaDEX, "allowed lateness of Solana DEX trades")
+	checkpoint := fs.Duration("checkpoint-interval", time.Second, "how often the operators commit their state, positions and consumer offsets (10ms to 1m); outputs commit every poll either way, and the outputs never depend on it")
+	flushEvery := fs.Duration("parquet-flush-interval", 30*time.Second, "how often the Parquet sink writes its buffered rows to part files and commits its offsets (100ms to 1h); the day files never depend on it")
+	retention := fs.String("retention", "on", "candle retention: on rolls 1m day files up to 5m after 7 days, 15m after 30, 1h after 180, by the wall clock, hourly; off keeps every 1m candle (use it when replaying old captures for research)")
 	roles := fs.String("roles", "", "comma-separated roles to run: ingest, process, views, parquet, news (default all); the API always runs")
 	newsRetention := fs.Duration("news-retention", newsview.DefaultRetention, "how far back from the newest item the news view keeps items (the day files keep everything); the offline demo, whose captures span years, sets it longer")
 	newsMaxAge := fs.Duration("news-alert-max-age", 24*time.Hour, "news and sec_filing alerts only for items read at most this long after publication (docs/news.md); negative: no limit (replays of old captures)")
@@ -144,6 +186,17 @@ func cmdRun(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	// Say up front when the data directory cannot be written, and name the
+	// directory and the cause of any later failure that comes from it (a
+	// full disk shows up as the broker's UNKNOWN_SERVER_ERROR otherwise).
+	if err := datadir.Check(*dataDir); err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil && !errors.Is(err, context.Canceled) {
+			err = datadir.Diagnose(*dataDir, err)
+		}
+	}()
 	sp, err := parseSpeed(*speed)
 	if err != nil {
 		return err
@@ -152,6 +205,16 @@ func cmdRun(ctx context.Context, args []string) error {
 		if _, err := pipeline.ParseSourceSpec(s); err != nil {
 			return err
 		}
+	}
+	if *checkpoint < 10*time.Millisecond || *checkpoint > time.Minute {
+		return fmt.Errorf("cannot use --checkpoint-interval %s: accepted range 10ms to 1m", *checkpoint)
+	}
+	if *flushEvery < 100*time.Millisecond || *flushEvery > time.Hour {
+		return fmt.Errorf("cannot use --parquet-flush-interval %s: accepted range 100ms to 1h", *flushEvery)
+	}
+	every, err := retentionHook(*retention, *dataDir, log)
+	if err != nil {
+		return err
 	}
 	var rl []string
 	if *roles != "" {
@@ -178,12 +241,16 @@ func cmdRun(ctx context.Context, args []string) error {
 	stats := pipeline.NewStats()
 	proc := &pipeline.ProcessStats{}
 	progress := newProgress(os.Stderr, log)
+	safety, hookTLS, err := devHooks.config(pay, log)
+	if err != nil {
+		return err
+	}
 	store, paywall, err := pay.build(ctx, *dataDir, log) // payments.go
 	if err != nil {
 		return err
 	}
 	defer store.Close()
-	alertsD, err := openAlerts(ctx, store.DB(), store.Dialect(), *dataDir, log) // see cmd/mi/alerts.go
+	alertsD, err := openAlerts(ctx, store.DB(), store.Dialect(), *dataDir, safety, hookTLS, log) // see cmd/mi/alerts.go
 	if err != nil {
 		return err
 	}
@@ -202,11 +269,19 @@ func cmdRun(ctx context.Context, args []string) error {
 		return err
 	}
 	defer setup.close()
+	tokens, closeChains, err := openTokenReader(*sourcesConfig, log) // cmd/mi/token.go
+	if *devChain != "" {
+		tokens, closeChains, err = startDevChain(*devChain, log) // cmd/mi/devchain.go
+	}
+	if err != nil {
+		return err
+	}
+	defer closeChains()
 	_, ratesSide, err := pipeline.RatesView(pay.operatorName, setup.config()) // follows mi.rates.v1 (docs/rates.md)
 	if err != nil {
 		return err
 	}
-	srv := query.New(query.Deps{Views: v, Stats: stats, Version: version, Logger: log, Paywall: paywall, Ledger: store, Liquidity: lv, Alerts: alertsD, History: hs, Freshness: freshness})
+	srv := query.New(query.Deps{Views: v, Stats: stats, Version: version, Logger: log, Paywall: paywall, Ledger: store, Liquidity: lv, Alerts: alertsD, History: hs, Freshness: freshness, Token: tokens})
 	var live []sources.Source
 	if rl == nil || slices.Contains(rl, "ingest") {
 		if live, err = setup.open(log); err != nil {
@@ -228,11 +303,11 @@ func cmdRun(ctx context.Context, args []string) error {
 	go func() {
 		errc <- pipeline.Run(ctx, pipeline.RunConfig{
 			DataDir: *dataDir, Sources: srcs, ReplaySpeed: sp, Brokers: bl, KafkaListen: *listen,
-			Partitions: *partitions, InstanceID: *instance, Operators: ocfg, Roles: rl,
+			Partitions: *partitions, InstanceID: *instance, Operators: ocfg, Roles: rl, CheckpointInterval: *checkpoint,
 			Views: v, SideViews: append([]pipeline.SideView{pipeline.ViewOf(sidetopic.PoolEvents, lv.ApplyRecord), ratesSide}, newsSideViews(nv)...),
 			News:  newsStage,
 			Stats: stats, Proc: proc, Logger: log, Progress: progress.update,
-			Parquet: pipeline.ParquetSinkConfig{Every: hourlyRetention(*dataDir, log)},
+			Parquet: pipeline.ParquetSinkConfig{Every: every, FlushInterval: *flushEvery, InstanceID: *instance},
 			BrokerReady: func(b []string) {
 				startLive(ctx, live, len(bl) > 0, stats, log)(b)
 				startAlertStages(ctx, b, alertsD, log)
@@ -244,7 +319,7 @@ func cmdRun(ctx context.Context, args []string) error {
 	}()
 	go func() {
 		log.Info("HTTP API listening", "addr", *httpAddr)
-		errc <- srv.Listen(*httpAddr)
+		errc <- listenError(srv.Listen(*httpAddr), *httpAddr, "--http-addr", "HTTP_ADDR")
 	}()
 	select {
 	case err = <-errc:
@@ -262,12 +337,20 @@ func cmdRun(ctx context.Context, args []string) error {
 	return nil
 }
 
+const benchUsage = `usage: mi bench pipeline [flags]   end-to-end throughput through the embedded broker
+       mi bench serve [flags]      the API over synthetic symbols, for wrk
+("mi bench pipeline -h", "mi bench serve -h" list the flags)`
+
 func cmdBench(ctx context.Context, args []string) error {
 	if len(args) > 0 && args[0] == "serve" {
 		return cmdBenchServe(ctx, args[1:]) // benchserve.go
 	}
+	if isHelp(args) {
+		fmt.Fprintln(os.Stderr, benchUsage)
+		return flag.ErrHelp
+	}
 	if len(args) == 0 || args[0] != "pipeline" {
-		return errors.New(`usage: mi bench pipeline|serve [flags]`)
+		return errors.New(benchUsage)
 	}
 	fs := flag.NewFlagSet("mi bench pipeline", flag.ContinueOnError)
 	trades := fs.Int("trades", 2_000_000, "trades to push through the pipeline")

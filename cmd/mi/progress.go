@@ -13,21 +13,29 @@ import (
 )
 
 // progress shows long CLI work: a redrawn bar on a terminal, plain log lines
-// every five seconds otherwise.
+// every five seconds otherwise. The rate shown is the current one: records
+// per second since the previous line, not since the start (a live
+// simulation first catches up an hour at full speed, then trades in real
+// time; an average would stay high for hours).
 type progress struct {
-	mu     sync.Mutex
-	w      io.Writer
-	log    *slog.Logger
-	tty    bool
-	total  int64 // 0 = unknown
-	counts map[string]int64
-	start  time.Time
-	last   time.Time
-	drawn  bool
+	mu      sync.Mutex
+	w       io.Writer
+	log     *slog.Logger
+	tty     bool
+	now     func() time.Time
+	total   int64 // 0 = unknown
+	counts  map[string]int64
+	last    time.Time // when the last line was shown (or the start)
+	lastSum int64     // the total then
+	drawn   bool
 }
 
 func newProgress(w *os.File, log *slog.Logger) *progress {
-	return &progress{w: w, log: log, tty: term.IsTerminal(int(w.Fd())), counts: map[string]int64{}, start: time.Now()}
+	return newProgressTo(w, log, term.IsTerminal(int(w.Fd())), time.Now)
+}
+
+func newProgressTo(w io.Writer, log *slog.Logger, tty bool, now func() time.Time) *progress {
+	return &progress{w: w, log: log, tty: tty, now: now, counts: map[string]int64{}, last: now()}
 }
 
 // update records that source has committed n records in all.
@@ -35,20 +43,20 @@ func (p *progress) update(source string, n int64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.counts[source] = n
-	now := time.Now()
+	now := p.now()
 	every := 5 * time.Second
 	if p.tty {
-		every = 200 * time.Millisecond
+		every = time.Second // redrawn at most once a second: a steady rate to read
 	}
 	if now.Sub(p.last) < every {
 		return
 	}
-	p.last = now
 	var sum int64
 	for _, c := range p.counts {
 		sum += c
 	}
-	rate := float64(sum) / now.Sub(p.start).Seconds()
+	rate := float64(sum-p.lastSum) / now.Sub(p.last).Seconds()
+	p.last, p.lastSum = now, sum
 	if !p.tty {
 		p.log.Info("progress", "records", sum, "rate_per_s", int64(rate))
 		return

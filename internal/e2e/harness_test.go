@@ -15,7 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/marketintel/mi/operators"
@@ -132,7 +131,7 @@ func sourcesFinished(ctx context.Context, brokers []string) (bool, error) {
 }
 
 // readAll returns every committed record of a topic, up to its last stable
-// offset as of the call.
+// offset as of the call (pipeline.ReadStable: exact, with no timer).
 func readAll(ctx context.Context, brokers []string, topic string) []*kgo.Record {
 	out, err := readTopic(ctx, brokers, topic)
 	if err != nil {
@@ -142,61 +141,9 @@ func readAll(ctx context.Context, brokers []string, topic string) []*kgo.Record 
 }
 
 func readTopic(ctx context.Context, brokers []string, topic string) ([]*kgo.Record, error) {
-	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...))
-	if err != nil {
-		return nil, err
-	}
-	ends, err := kadm.NewClient(cl).ListCommittedOffsets(ctx, topic)
-	cl.Close()
-	if err == nil {
-		err = ends.Error()
-	}
-	if err != nil {
-		return nil, err
-	}
-	last := map[int32]int64{}
-	ends.Each(func(o kadm.ListedOffset) {
-		if o.Offset > 0 {
-			last[o.Partition] = o.Offset - 1
-		}
-	})
-	if len(last) == 0 {
-		return nil, nil
-	}
-	rd, err := kgo.NewClient(kgo.SeedBrokers(brokers...), kgo.ConsumeTopics(topic),
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchIsolationLevel(kgo.ReadCommitted()),
-		kgo.KeepControlRecords(), kgo.FetchMaxWait(100*time.Millisecond))
-	if err != nil {
-		return nil, err
-	}
-	defer rd.Close()
 	var out []*kgo.Record
-	// Read to the last stable offset of each partition as listed; the
-	// markers say when it is reached. A transaction aborted by a crash can
-	// leave no marker at the very end, so two quiet seconds also end a read.
-	quiet := time.Now()
-	for len(last) > 0 && time.Since(quiet) < 2*time.Second {
-		pctx, cancel := context.WithTimeout(ctx, 250*time.Millisecond)
-		fs := rd.PollFetches(pctx)
-		cancel()
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		fs.EachRecord(func(r *kgo.Record) {
-			l, ok := last[r.Partition]
-			if !ok || r.Offset > l {
-				return
-			}
-			quiet = time.Now()
-			if !r.Attrs.IsControl() {
-				out = append(out, r)
-			}
-			if r.Offset == l {
-				delete(last, r.Partition)
-			}
-		})
-	}
-	return out, nil
+	_, err := pipeline.ReadStable(ctx, brokers, topic, nil, func(r *kgo.Record) { out = append(out, r) })
+	return out, err
 }
 
 // sortedValues returns the record values sorted, for multiset comparison.

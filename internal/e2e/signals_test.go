@@ -8,6 +8,8 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
+	"slices"
 	"testing"
 	"time"
 
@@ -17,31 +19,64 @@ import (
 	"github.com/marketintel/mi/schemas"
 )
 
-// TestSignalChangeLogIsReproducible replays the same simulated market twice
-// through the whole pipeline and requires byte-identical signal-change logs:
-// every published change, with its algorithm version and key numbers.
+// TestSignalChangeLogIsReproducible replays the same simulated market three
+// times through the whole pipeline — the second time on one core, the third
+// stopped half way and restarted on the same data — and requires
+// byte-identical signal-change logs (every published change, with its
+// algorithm version and key numbers), alert events, candles and minute-close
+// documents (each distinct record once: a restart emits identical copies of
+// what followed the last checkpoint). TestReplayIsDeterministicUnderAnyPacing
+// varies far more on a real capture; this one runs in process, on a market
+// busy enough to fire events, so the alert detectors' state goes through a
+// checkpoint and a restore.
 func TestSignalChangeLogIsReproducible(t *testing.T) {
-	src := "sim:seed=11,start=2026-03-02T00:00:00Z,duration=75m,rate=0.1,events=12,speed=max"
-	logOf := func() [][]byte {
-		h := startPipeline(t, t.TempDir(), src)
+	src := "sim:seed=11,start=2026-03-02T00:00:00Z,duration=190m,rate=0.03,events=12,speed=max"
+	type outputs struct{ changes, events, candles, minutes [][]byte }
+	run := func(procs int, restart bool) outputs {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+		dir := t.TempDir()
+		h := startPipeline(t, dir, src)
+		if restart {
+			for h.proc.Trades.Load() < 50_000 {
+				time.Sleep(10 * time.Millisecond)
+			}
+			h.stop()
+			h = startPipeline(t, dir, src)
+		}
 		waitDone(t, h.brokers, 3*time.Minute)
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		return sortedValues(readAll(ctx, h.brokers, schemas.TopicSignalChanges))
-	}
-	a, b := logOf(), logOf()
-	if len(a) < 20 {
-		t.Fatalf("only %d signal changes in 75 simulated minutes; the test needs a busier market", len(a))
-	}
-	if len(a) != len(b) {
-		t.Fatalf("first replay logged %d signal changes, second %d", len(a), len(b))
-	}
-	for i := range a {
-		if !bytes.Equal(a[i], b[i]) {
-			t.Fatalf("signal change %d differs between replays", i)
+		read := func(topic string) [][]byte {
+			return slices.CompactFunc(sortedValues(readAll(ctx, h.brokers, topic)), bytes.Equal)
+		}
+		return outputs{
+			changes: read(schemas.TopicSignalChanges),
+			events:  read(schemas.TopicEvents),
+			candles: read(schemas.TopicCandles),
+			minutes: read(schemas.TopicSignalMinutes),
 		}
 	}
-	t.Logf("%d signal changes, identical across replays", len(a))
+	a, b, c := run(runtime.GOMAXPROCS(0), false), run(1, false), run(runtime.GOMAXPROCS(0), true)
+	if len(a.changes) < 20 || len(a.events) < 20 {
+		t.Fatalf("only %d signal changes and %d events in 190 simulated minutes; the test needs a busier market", len(a.changes), len(a.events))
+	}
+	for _, c := range []struct {
+		what string
+		a, b [][]byte
+	}{
+		{"signal changes", a.changes, b.changes}, {"alert events", a.events, b.events}, {"candles", a.candles, b.candles}, {"minute documents", a.minutes, b.minutes},
+		{"signal changes (restarted)", a.changes, c.changes}, {"alert events (restarted)", a.events, c.events}, {"candles (restarted)", a.candles, c.candles}, {"minute documents (restarted)", a.minutes, c.minutes},
+	} {
+		if len(c.a) != len(c.b) {
+			t.Fatalf("first replay logged %d %s, second %d", len(c.a), c.what, len(c.b))
+		}
+		for i := range c.a {
+			if !bytes.Equal(c.a[i], c.b[i]) {
+				t.Fatalf("%s %d differs between replays", c.what, i)
+			}
+		}
+	}
+	t.Logf("%d signal changes, %d events, %d candles, %d minute documents, identical across replays", len(a.changes), len(a.events), len(a.candles), len(a.minutes))
 }
 
 // TestPreviewFromCandleTopic runs a simulated market through the whole

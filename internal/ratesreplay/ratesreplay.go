@@ -115,7 +115,7 @@ func StartChain(fixturesDir string) (*chaintest.Chain, error) {
 	if pool.Chain != Chain {
 		panic("BUG: aave.Reserves no longer ends with polygon")
 	}
-	return chaintest.Start(chaintest.Options{Alloc: types.GenesisAlloc{pool.Pool: acc}, GenesisTime: time.Unix(int64(d.LastUpdateTimestamp), 0)})
+	return chaintest.Start(chaintest.StartOptions{Alloc: types.GenesisAlloc{pool.Pool: acc}, GenesisTime: time.Unix(int64(d.LastUpdateTimestamp), 0)})
 }
 
 // Entries returns the sources entries that read the captures from a replay

@@ -71,5 +71,27 @@ var News = Topic[*schemas.NewsItem]{
 	Compacted: true,
 }
 
+// Stablecoins carries the depeg watch's readings of the listed USD
+// stablecoins (schemas.StablecoinQuote), keyed by symbol|chain. Produced by
+// the depeg watch (pipeline/sources/token.NewDepegSource); read by the
+// stablecoin_depeg detector. docs/token.md.
+var Stablecoins = Topic[*schemas.StablecoinQuote]{
+	Name: schemas.TopicStablecoins,
+	Key:  func(q *schemas.StablecoinQuote) string { return q.GetSymbol() + "|" + q.GetChain() },
+	New:  func() *schemas.StablecoinQuote { return new(schemas.StablecoinQuote) },
+}
+
+// TokenRisk carries the scheduled risk checks of watched tokens
+// (schemas.TokenRiskObservation), keyed by chain:token. Produced by the
+// risk watch (pipeline/sources/token.NewRiskWatch); read by the
+// token_risk_change detector. docs/token.md.
+var TokenRisk = Topic[*schemas.TokenRiskObservation]{
+	Name: schemas.TopicTokenRisk,
+	Key: func(o *schemas.TokenRiskObservation) string {
+		return operators.TokenRiskKey(o.GetChain(), o.GetToken())
+	},
+	New: func() *schemas.TokenRiskObservation { return new(schemas.TokenRiskObservation) },
+}
+
 // All lists every side topic.
-var All = []Spec{PoolEvents.Spec(), Positioning.Spec(), PredictionMarkets.Spec(), Rates.Spec(), News.Spec()}
+var All = []Spec{PoolEvents.Spec(), Positioning.Spec(), PredictionMarkets.Spec(), Rates.Spec(), News.Spec(), Stablecoins.Spec(), TokenRisk.Spec()}

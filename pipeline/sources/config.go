@@ -128,6 +128,10 @@ type ChainConfig struct {
 	// MaxLogRange is the largest block range of one eth_getLogs request;
 	// longer ranges are split, and a range the node refuses is halved.
 	MaxLogRange uint64 `json:"max_log_range,omitempty"`
+	// ChainID, when set, is the chain id the endpoint must answer to
+	// eth_chainId before its answers are used (chain.Client.Verify): an
+	// endpoint of another chain is refused instead of read.
+	ChainID uint64 `json:"chain_id,omitempty"`
 	// Disabled keeps the entry without using it.
 	Disabled bool `json:"disabled,omitempty"`
 }

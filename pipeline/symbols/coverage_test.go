@@ -47,8 +47,11 @@ func TestCoverage(t *testing.T) {
 	if _, ok := LookupToken("solana", "epjfwdd5aufqssqem2qn1xzybapc8g4weggkzwytdt1v"); ok {
 		t.Fatal("a lower-cased Solana mint matched")
 	}
-	if by["SOLUSD"].Sources[0].Kind != "solana_dex" || by["TSLAUSD"].Class != USEquity || by["KPEPEUSD"].Class != PerpOnly {
-		t.Fatalf("SOLUSD %+v TSLAUSD %+v KPEPEUSD %+v", by["SOLUSD"], by["TSLAUSD"], by["KPEPEUSD"])
+	if by["SOLUSD"].Sources[0].Kind != "solana_dex" || by["TSLA"].Class != USEquity || by["KPEPEUSD"].Class != PerpOnly {
+		t.Fatalf("SOLUSD %+v TSLA %+v KPEPEUSD %+v", by["SOLUSD"], by["TSLA"], by["KPEPEUSD"])
+	}
+	if _, ok := by["TSLAUSD"]; ok {
+		t.Fatal("TSLAUSD listed: stocks are bare tickers")
 	}
 	// Stablecoins are quotes: no USD entry.
 	if _, ok := by["USD"]; ok {

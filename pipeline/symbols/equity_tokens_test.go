@@ -86,7 +86,7 @@ func TestTokenizedEquities(t *testing.T) {
 		t.Fatalf("%d xStocks mints, want 13", n)
 	}
 	tsla, ok := LookupToken("solana", "XsDoVfqeBukxuZHWhdvWHBhgEHjGNst4MLodqsJHzoB")
-	if !ok || tsla.Symbol != "TSLAUSD" || tsla.Ticker != "TSLAx" {
+	if !ok || tsla.Symbol != "TSLA" || tsla.Ticker != "TSLAx" {
 		t.Fatalf("TSLAx mint: %+v, %v", tsla, ok)
 	}
 }
@@ -97,7 +97,7 @@ func TestTokenizedEquities(t *testing.T) {
 // through venue spellings.
 func TestEquityTickerCollision(t *testing.T) {
 	stock, ok := LookupToken("solana", "XscE4GUcsYhcyZu5ATiGUMmhxYa1D5fwbpJw4K6K4dp")
-	if !ok || stock.Symbol != "TONXUSD" {
+	if !ok || stock.Symbol != "TONX" {
 		t.Fatalf("TONXx mint: %+v, %v", stock, ok)
 	}
 	coin, ok := LookupAsset("TONUSD")
@@ -108,9 +108,9 @@ func TestEquityTickerCollision(t *testing.T) {
 		t.Fatalf("%s is %q, want us_equity", stock.Symbol, a.Class)
 	}
 	for in, want := range map[string]string{
-		"TONXx/USD": "TONXUSD", // xStocks spelling of the stock
-		"TONX-USD":  "TONXUSD", // the stock's own ticker
-		"TONUSDT":   "TONUSD",  // the coin
+		"TONXx/USD": "TONX",   // xStocks spelling of the stock
+		"TONX-USD":  "TONX",   // the stock's own ticker
+		"TONUSDT":   "TONUSD", // the coin
 		"TON/USDC":  "TONUSD",
 	} {
 		if got, ok := Normalize("", in); !ok || got != want {

@@ -1,14 +1,22 @@
-// Package symbols is the registry that maps venue symbols and on-chain tokens
-// to the normalized symbols the pipeline keys everything by ("BTCUSD",
-// "ETHUSD", "TSLAUSD", ...), and that says which asset class each covered
-// symbol belongs to.
+// Package symbols is the registry that maps venue symbols, on-chain tokens
+// and what users type to the one canonical symbol the pipeline keys
+// everything by, and that says which asset class each covered symbol
+// belongs to. Canonical symbols: a crypto asset is <BASE>USD ("BTCUSD"), a
+// US stock or ETF is its bare ticker ("TSLA", "SPY"), a 1,000-coin perp is
+// K<COIN>USD. Every part of the service — sources, simulator, routes,
+// coverage, preview, CLI — names a symbol this way and resolves input with
+// Canonical or Resolve.
 //
 // The rules, in the order Normalize applies them:
 //
 //   - A pair quoted in a US-dollar stablecoin (or in USD itself) normalizes to
-//     <BASE>USD: BTCUSDT, BTC-USD, BTC/USDC and BTCUSD all become BTCUSD.
-//   - Base aliases are folded: XBT and WBTC are BTC, WETH is ETH, tokenized
-//     equities' venue spellings (TSLAx, TSLAon) are the stock ticker.
+//     <BASE>USD: BTCUSDT, BTC-USD, BTC/USDC and BTCUSD all become BTCUSD;
+//     for a covered US stock or ETF, to the ticker: TSLA-USD, TSLAUSD,
+//     TSLAx/USD become TSLA.
+//   - Base aliases are folded: XBT and WBTC are BTC, WETH is ETH, renamed
+//     assets resolve to their current name (RNDR is RENDER, MATIC is POL),
+//     tokenized equities' venue spellings (TSLAx, TSLAon) are the stock
+//     ticker.
 //   - A pair quoted in anything else (XRPETH, ADABTC, DASH-BTC, NMR-EUR) is
 //     NOT normalized: the pipeline's prices are in USD and the registry never
 //     converts through a second market.
@@ -26,6 +34,8 @@
 package symbols
 
 import (
+	"errors"
+	"fmt"
 	"sort"
 	"strings"
 )
@@ -47,12 +57,17 @@ const (
 
 // Asset is one covered normalized symbol.
 type Asset struct {
-	// Symbol is the normalized symbol, e.g. "BTCUSD".
+	// Symbol is the canonical symbol, e.g. "BTCUSD", "TSLA".
 	Symbol string
 	// Class is the asset class.
 	Class AssetClass
 	// Name is a human-readable name, e.g. "Bitcoin".
 	Name string
+	// Aliases are the other names Canonical and Resolve accept for the
+	// asset besides venue spellings, sorted: a renamed asset's former
+	// symbol ("RNDRUSD" for RENDERUSD), the USD pair of a stock
+	// ("TSLAUSD" for TSLA), a crypto asset's bare base ("BTC").
+	Aliases []string
 }
 
 // Token is one ERC-20 (or similar) token, identified by chain and address.
@@ -67,8 +82,9 @@ type Token struct {
 	// Decimals is the token's decimals(): amounts on chain are integers in
 	// units of 10^-Decimals tokens.
 	Decimals int
-	// Symbol is the normalized symbol of the token's asset ("ETHUSD" for
-	// WETH, "BTCUSD" for WBTC), or "USD" for a US-dollar stablecoin.
+	// Symbol is the canonical symbol of the token's asset ("ETHUSD" for
+	// WETH, "BTCUSD" for WBTC, "TSLA" for TSLAx), or "USD" for a US-dollar
+	// stablecoin.
 	Symbol string
 }
 
@@ -79,12 +95,17 @@ const USD = "USD"
 // so that suffix matching prefers FDUSD over USD.
 var stableQuotes = []string{"FDUSD", "PYUSD", "RLUSD", "USDT", "USDC", "BUSD", "USDS", "USDE", "DAI", "USD"}
 
-// baseAliases fold venue spellings of a base asset into its ticker.
+// baseAliases fold venue spellings of a base asset, and former tickers of
+// renamed assets, into its current ticker.
 var baseAliases = map[string]string{
 	"XBT":   "BTC",
 	"WBTC":  "BTC",
 	"CBBTC": "BTC",
 	"WETH":  "ETH",
+	// Renamed assets (migrated one to one): both names are accepted, the
+	// current one is canonical.
+	"RNDR":  "RENDER",
+	"MATIC": "POL",
 }
 
 // kContracts maps the bases of 1,000-coin perp contracts to their symbols.
@@ -95,10 +116,16 @@ var kContracts = map[string]string{
 	"FLOKI": "KFLOKIUSD",
 }
 
-var assets = []Asset{
+// assetTable lists the covered assets by canonical symbol.
+var assetTable = []struct {
+	symbol string
+	class  AssetClass
+	name   string
+}{
 	// Crypto.
 	{"AAVEUSD", Crypto, "Aave"},
 	{"ADAUSD", Crypto, "Cardano"},
+	{"ALGOUSD", Crypto, "Algorand"},
 	{"APTUSD", Crypto, "Aptos"},
 	{"ARBUSD", Crypto, "Arbitrum"},
 	{"ATOMUSD", Crypto, "Cosmos"},
@@ -116,6 +143,8 @@ var assets = []Asset{
 	{"FILUSD", Crypto, "Filecoin"},
 	{"HBARUSD", Crypto, "Hedera"},
 	{"HYPEUSD", Crypto, "Hyperliquid"},
+	{"ICPUSD", Crypto, "Internet Computer"},
+	{"IMXUSD", Crypto, "Immutable"},
 	{"INJUSD", Crypto, "Injective"},
 	{"JUPUSD", Crypto, "Jupiter"},
 	{"LDOUSD", Crypto, "Lido DAO"},
@@ -126,11 +155,13 @@ var assets = []Asset{
 	{"ONDOUSD", Crypto, "Ondo"},
 	{"OPUSD", Crypto, "Optimism"},
 	{"PEPEUSD", Crypto, "Pepe"},
-	{"POLUSD", Crypto, "Polygon Ecosystem Token"},
-	{"RENDERUSD", Crypto, "Render"},
+	{"POLUSD", Crypto, "Polygon Ecosystem Token (formerly MATIC)"},
+	{"PYTHUSD", Crypto, "Pyth Network"},
+	{"RENDERUSD", Crypto, "Render (formerly RNDR)"},
 	{"SEIUSD", Crypto, "Sei"},
 	{"SHIBUSD", Crypto, "Shiba Inu"},
 	{"SOLUSD", Crypto, "Solana"},
+	{"STXUSD", Crypto, "Stacks"},
 	{"SUIUSD", Crypto, "Sui"},
 	{"TAOUSD", Crypto, "Bittensor"},
 	{"TIAUSD", Crypto, "Celestia"},
@@ -142,21 +173,21 @@ var assets = []Asset{
 	{"XLMUSD", Crypto, "Stellar"},
 	{"XRPUSD", Crypto, "XRP"},
 	// Tokenized US equities and ETFs.
-	{"AAPLUSD", USEquity, "Apple Inc."},
-	{"AMZNUSD", USEquity, "Amazon.com Inc."},
-	{"COINUSD", USEquity, "Coinbase Global Inc."},
-	{"GOOGLUSD", USEquity, "Alphabet Inc. Class A"},
-	{"HOODUSD", USEquity, "Robinhood Markets Inc."},
-	{"METAUSD", USEquity, "Meta Platforms Inc."},
-	{"MSFTUSD", USEquity, "Microsoft Corp."},
-	{"MSTRUSD", USEquity, "Strategy Inc. (MicroStrategy)"},
-	{"NVDAUSD", USEquity, "NVIDIA Corp."},
-	{"QQQUSD", USEquity, "Invesco QQQ Trust (ETF)"},
-	{"SPYUSD", USEquity, "SPDR S&P 500 ETF Trust"},
-	{"TSLAUSD", USEquity, "Tesla Inc."},
+	{"AAPL", USEquity, "Apple Inc."},
+	{"AMZN", USEquity, "Amazon.com Inc."},
+	{"COIN", USEquity, "Coinbase Global Inc."},
+	{"GOOGL", USEquity, "Alphabet Inc. Class A"},
+	{"HOOD", USEquity, "Robinhood Markets Inc."},
+	{"META", USEquity, "Meta Platforms Inc."},
+	{"MSFT", USEquity, "Microsoft Corp."},
+	{"MSTR", USEquity, "Strategy Inc. (MicroStrategy)"},
+	{"NVDA", USEquity, "NVIDIA Corp."},
+	{"QQQ", USEquity, "Invesco QQQ Trust (ETF)"},
+	{"SPY", USEquity, "SPDR S&P 500 ETF Trust"},
+	{"TSLA", USEquity, "Tesla Inc."},
 	// TONX shares its first letters with the crypto TON: the stock is
-	// TONXUSD, the coin TONUSD, and the xStock TONXx normalizes to the stock.
-	{"TONXUSD", USEquity, "TON Strategy Co. (TONX)"},
+	// TONX, the coin TONUSD, and the xStock TONXx normalizes to the stock.
+	{"TONX", USEquity, "TON Strategy Co. (TONX)"},
 	// Perp-only 1,000-coin contracts (price per 1,000 coins).
 	{"KBONKUSD", PerpOnly, "1,000 BONK perpetual"},
 	{"KFLOKIUSD", PerpOnly, "1,000 FLOKI perpetual"},
@@ -201,36 +232,75 @@ var tokens = []Token{
 	// (Token-2022 mints, 8 decimals). Each mint is copied verbatim from a
 	// published list and cross-checked against a second one; the sources are
 	// cited per entry in docs/symbols.md.
-	{"solana", "XsbEhLAtcf6HdfpFZ5xEMdqW8nfAvcsP5bdudRLJzJp", "AAPLx", 8, "AAPLUSD"},
-	{"solana", "Xs3eBt7uRfJX8QUs4suhyU8p2M6DoUDrJyWBa8LLZsg", "AMZNx", 8, "AMZNUSD"},
-	{"solana", "Xs7ZdzSHLU9ftNJsii5fCeJhoRWSC32SQGzGQtePxNu", "COINx", 8, "COINUSD"},
-	{"solana", "XsCPL9dNWBMvFtTmwcCA5v3xWPSMEBCszbQdiLLq6aN", "GOOGLx", 8, "GOOGLUSD"},
-	{"solana", "XsvNBAYkrDRNhA7wPHQfX3ZUXZyZLdnCQDfHZ56bzpg", "HOODx", 8, "HOODUSD"},
-	{"solana", "Xsa62P5mvPszXL1krVUnU5ar38bBSVcWAB6fmPCo5Zu", "METAx", 8, "METAUSD"},
-	{"solana", "XspzcW1PRtgf6Wj92HCiZdjzKCyFekVD8P5Ueh3dRMX", "MSFTx", 8, "MSFTUSD"},
-	{"solana", "XsP7xzNPvEHS1m6qfanPUGjNmdnmsLKEoNAnHjdxxyZ", "MSTRx", 8, "MSTRUSD"},
-	{"solana", "Xsc9qvGR1efVDFGLrVsmkzv3qi45LTBjeUKSPmx9qEh", "NVDAx", 8, "NVDAUSD"},
-	{"solana", "Xs8S1uUs1zvS2p7iwtsG3b6fkhpvmwz4GYU3gWAmWHZ", "QQQx", 8, "QQQUSD"},
-	{"solana", "XsoCS1TfEyfFhfvj8EtZ528L3CaKBDBRqRapnBbDF2W", "SPYx", 8, "SPYUSD"},
-	{"solana", "XsDoVfqeBukxuZHWhdvWHBhgEHjGNst4MLodqsJHzoB", "TSLAx", 8, "TSLAUSD"},
-	{"solana", "XscE4GUcsYhcyZu5ATiGUMmhxYa1D5fwbpJw4K6K4dp", "TONXx", 8, "TONXUSD"},
+	{"solana", "XsbEhLAtcf6HdfpFZ5xEMdqW8nfAvcsP5bdudRLJzJp", "AAPLx", 8, "AAPL"},
+	{"solana", "Xs3eBt7uRfJX8QUs4suhyU8p2M6DoUDrJyWBa8LLZsg", "AMZNx", 8, "AMZN"},
+	{"solana", "Xs7ZdzSHLU9ftNJsii5fCeJhoRWSC32SQGzGQtePxNu", "COINx", 8, "COIN"},
+	{"solana", "XsCPL9dNWBMvFtTmwcCA5v3xWPSMEBCszbQdiLLq6aN", "GOOGLx", 8, "GOOGL"},
+	{"solana", "XsvNBAYkrDRNhA7wPHQfX3ZUXZyZLdnCQDfHZ56bzpg", "HOODx", 8, "HOOD"},
+	{"solana", "Xsa62P5mvPszXL1krVUnU5ar38bBSVcWAB6fmPCo5Zu", "METAx", 8, "META"},
+	{"solana", "XspzcW1PRtgf6Wj92HCiZdjzKCyFekVD8P5Ueh3dRMX", "MSFTx", 8, "MSFT"},
+	{"solana", "XsP7xzNPvEHS1m6qfanPUGjNmdnmsLKEoNAnHjdxxyZ", "MSTRx", 8, "MSTR"},
+	{"solana", "Xsc9qvGR1efVDFGLrVsmkzv3qi45LTBjeUKSPmx9qEh", "NVDAx", 8, "NVDA"},
+	{"solana", "Xs8S1uUs1zvS2p7iwtsG3b6fkhpvmwz4GYU3gWAmWHZ", "QQQx", 8, "QQQ"},
+	{"solana", "XsoCS1TfEyfFhfvj8EtZ528L3CaKBDBRqRapnBbDF2W", "SPYx", 8, "SPY"},
+	{"solana", "XsDoVfqeBukxuZHWhdvWHBhgEHjGNst4MLodqsJHzoB", "TSLAx", 8, "TSLA"},
+	{"solana", "XscE4GUcsYhcyZu5ATiGUMmhxYa1D5fwbpJw4K6K4dp", "TONXx", 8, "TONX"},
 }
 
 var (
+	assets        []Asset // sorted by symbol
 	assetBySymbol = map[string]Asset{}
 	tokenByKey    = map[string]Token{}
-	equities      = map[string]bool{}
+	equities      = map[string]bool{} // tickers of the USEquity assets
+	// aliasOf maps each alias (upper case) to its canonical symbol.
+	aliasOf = map[string]string{}
 )
 
 func init() {
-	for _, a := range assets {
-		if _, dup := assetBySymbol[a.Symbol]; dup {
-			panic("BUG: duplicate asset " + a.Symbol)
+	for _, e := range assetTable {
+		if _, dup := assetBySymbol[e.symbol]; dup {
+			panic("BUG: duplicate asset " + e.symbol)
 		}
-		assetBySymbol[a.Symbol] = a
-		if a.Class == USEquity {
-			equities[strings.TrimSuffix(a.Symbol, "USD")] = true
+		assetBySymbol[e.symbol] = Asset{Symbol: e.symbol, Class: e.class, Name: e.name}
+		if e.class == USEquity {
+			equities[e.symbol] = true
 		}
+	}
+	alias := func(a, canonical string) {
+		if _, isAsset := assetBySymbol[a]; isAsset {
+			panic("BUG: alias " + a + " is an asset")
+		}
+		if prev, dup := aliasOf[a]; dup && prev != canonical {
+			panic("BUG: alias " + a + " of both " + prev + " and " + canonical)
+		}
+		aliasOf[a] = canonical
+	}
+	for sym, a := range assetBySymbol {
+		switch a.Class {
+		case USEquity:
+			alias(sym+USD, sym)
+		case Crypto:
+			if b := strings.TrimSuffix(sym, USD); !equities[b] {
+				alias(b, sym)
+			}
+		}
+	}
+	for from, to := range baseAliases {
+		if _, ok := assetBySymbol[to+USD]; ok {
+			alias(from+USD, to+USD)
+			if !equities[from] {
+				alias(from, to+USD)
+			}
+		}
+	}
+	for a, canonical := range aliasOf {
+		x := assetBySymbol[canonical]
+		x.Aliases = append(x.Aliases, a)
+		assetBySymbol[canonical] = x
+	}
+	for _, a := range assetBySymbol {
+		sort.Strings(a.Aliases)
+		assets = append(assets, a)
 	}
 	sort.Slice(assets, func(i, j int) bool { return assets[i].Symbol < assets[j].Symbol })
 	for _, t := range tokens {
@@ -268,16 +338,70 @@ func LookupToken(chain, address string) (Token, bool) {
 	return t, ok
 }
 
-// LookupAsset returns the covered asset with the normalized symbol.
+// LookupAsset returns the covered asset with the canonical symbol (exact
+// match; Resolve accepts anything a user may type).
 func LookupAsset(symbol string) (Asset, bool) {
 	a, ok := assetBySymbol[symbol]
 	return a, ok
 }
 
 // Assets returns every covered asset, sorted by symbol. The caller may modify
-// the returned slice.
+// the returned slice (not the Aliases it shares).
 func Assets() []Asset {
 	return append([]Asset(nil), assets...)
+}
+
+// ErrUnknownSymbol is wrapped by Resolve's error for input that names no
+// covered asset.
+var ErrUnknownSymbol = errors.New("unknown symbol")
+
+// Canonical returns the canonical symbol that input names, whatever its
+// case: a canonical symbol ("btcusd" → BTCUSD), an alias ("RNDRUSD" →
+// RENDERUSD, "TSLAUSD" → TSLA, "eth" → ETHUSD) or a venue spelling
+// ("BTC-USDT", "XBT/USD", "TSLAx/USD"). covered says whether the symbol is
+// one of Assets; a well-formed USD pair outside them ("SKL-USD" → SKLUSD)
+// is canonical but not covered, as Normalize's output is. ok=false means
+// input is no symbol at all (empty, malformed, or quoted in another
+// currency).
+//
+// Every place that takes a symbol from outside (routes, CLI flags,
+// simulator configuration) calls it, so one name reaches the same data.
+func Canonical(input string) (symbol string, covered, ok bool) {
+	s := strings.TrimSpace(input)
+	if s == "" || len(s) > 48 { // a 40-byte venue symbol plus USD
+		return "", false, false
+	}
+	u := strings.ToUpper(s)
+	if _, isAsset := assetBySymbol[u]; isAsset {
+		return u, true, true
+	}
+	if c, isAlias := aliasOf[u]; isAlias {
+		return c, true, true
+	}
+	if b := strings.TrimSuffix(u, USD); b != u && isUpperAlnum(b) {
+		// Already in canonical form: not split again, since a base ending
+		// in a quote's letters (0B+USD) would split differently (0+BUSD).
+		return u, false, true
+	}
+	if n, norm := Normalize("", s); norm {
+		_, covered := assetBySymbol[n]
+		return n, covered, true
+	}
+	return "", false, false
+}
+
+// Resolve returns the covered asset input names (see Canonical), or an
+// error wrapping ErrUnknownSymbol that quotes the input and says where the
+// accepted symbols are listed.
+func Resolve(input string) (Asset, error) {
+	sym, covered, ok := Canonical(input)
+	switch {
+	case !ok:
+		return Asset{}, fmt.Errorf("%w %q: not a symbol; give a covered symbol such as BTCUSD or TSLA (mi symbols lists them, with their aliases)", ErrUnknownSymbol, input)
+	case !covered:
+		return Asset{}, fmt.Errorf("%w %q (%s): not covered; mi symbols lists the covered symbols and their aliases", ErrUnknownSymbol, input, sym)
+	}
+	return assetBySymbol[sym], nil
 }
 
 // Tokens returns every known token, sorted by chain then address. The caller
@@ -305,7 +429,7 @@ func IsStable(code string) bool {
 	return false
 }
 
-// Normalize maps a venue's own symbol to the normalized symbol. It reports
+// Normalize maps a venue's own symbol to the canonical symbol. It reports
 // ok=false when the symbol is not quoted in US dollars (or a USD stablecoin),
 // when it is a dated future, or when it cannot be parsed. The symbol need not
 // be covered by Assets: any well-formed USD-quoted pair normalizes, so that
@@ -320,6 +444,11 @@ func Normalize(venue, venueSymbol string) (symbol string, ok bool) {
 	if s == "" || len(s) > 40 {
 		return "", false
 	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] > 0x7e {
+			return "", false // symbols are ASCII; upper-casing must keep lengths
+		}
+	}
 	if venue == "hyperliquid" && !strings.ContainsAny(s, "/-_@:") {
 		// A perp coin, quoted in USDC.
 		if len(s) > 1 && s[0] == 'k' && isUpperAlnum(s[1:]) {
@@ -328,7 +457,7 @@ func Normalize(venue, venueSymbol string) (symbol string, ok bool) {
 		if !isAlnum(s) {
 			return "", false
 		}
-		return base(s) + USD, true
+		return finish(s)
 	}
 	var b string
 	parts := strings.FieldsFunc(s, func(r rune) bool { return r == '/' || r == '-' || r == '_' })
@@ -342,6 +471,9 @@ func Normalize(venue, venueSymbol string) (symbol string, ok bool) {
 	case 1:
 		bb, _, ok := splitConcat(strings.ToUpper(parts[0]))
 		if !ok {
+			if u := strings.ToUpper(parts[0]); equities[u] {
+				return u, true // a canonical stock ticker maps to itself
+			}
 			return "", false
 		}
 		// Keep the original case of the base for equity-token suffixes.
@@ -362,13 +494,17 @@ func finish(b string) (string, bool) {
 	if b == "" || !isAlnum(b) {
 		return "", false
 	}
-	// Tokenized equities: xStocks (TSLAx) and Ondo Global Markets (TSLAon).
+	// Tokenized equities: xStocks (TSLAx) and Ondo Global Markets (TSLAon),
+	// and the ticker itself: the canonical symbol is the ticker.
 	for _, suf := range []string{"x", "on"} {
 		if e := strings.TrimSuffix(b, suf); e != b && equities[strings.ToUpper(e)] {
-			return strings.ToUpper(e) + USD, true
+			return strings.ToUpper(e), true
 		}
 	}
 	u := strings.ToUpper(b)
+	if equities[u] {
+		return u, true
+	}
 	if strings.HasPrefix(u, "1000") && kContracts[u[4:]] != "" {
 		return kContracts[u[4:]], true
 	}
@@ -394,7 +530,7 @@ func splitConcat(s string) (b, q string, ok bool) {
 			continue
 		}
 		cb := s[:len(s)-len(cand)]
-		if _, covered := assetBySymbol[base(cb)+USD]; covered {
+		if _, covered := assetBySymbol[base(cb)+USD]; covered || equities[cb] {
 			return cb, cand, true
 		}
 		if !ok {

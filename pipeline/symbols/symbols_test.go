@@ -1,7 +1,10 @@
 package symbols
 
 import (
+	"errors"
+	"slices"
 	"sort"
+	"strings"
 	"testing"
 )
 
@@ -65,10 +68,18 @@ func TestNormalize(t *testing.T) {
 	f("", "BTC USD", "")
 	// Hyperliquid spot pairs use the general rules.
 	f("hyperliquid", "PURR/USDC", "PURRUSD")
-	// Tokenized equities.
-	f("", "TSLAx/USD", "TSLAUSD")
-	f("", "NVDAon-USDC", "NVDAUSD")
-	f("", "AAPLUSD", "AAPLUSD")
+	// Tokenized equities: the canonical symbol is the ticker.
+	f("", "TSLAx/USD", "TSLA")
+	f("", "NVDAon-USDC", "NVDA")
+	f("", "AAPLUSD", "AAPL")
+	f("", "SPY-USD", "SPY")
+	f("", "TSLA", "TSLA")
+	f("binance", "XYZ", "")
+	// Renamed assets: the former ticker is an alias of the current one.
+	f("binance", "RNDRUSDT", "RENDERUSD")
+	f("coinbase", "RENDER-USD", "RENDERUSD")
+	f("binance", "MATICUSDT", "POLUSD")
+	f("coinbase", "POL-USD", "POLUSD")
 	// 1,000-coin perps are their own perp-only symbols.
 	f("hyperliquid", "kPEPE", "KPEPEUSD")
 	f("binance_usdm", "1000PEPEUSDT", "KPEPEUSD")
@@ -165,7 +176,8 @@ func TestAssets(t *testing.T) {
 		}
 	}
 	for _, s := range []string{"TSLA", "NVDA", "AAPL", "MSFT", "AMZN", "GOOGL", "META", "SPY", "QQQ", "COIN", "MSTR", "HOOD"} {
-		f(s+"USD", USEquity)
+		f(s, USEquity)
+		f(s+"USD", "") // an alias (Canonical), not the symbol
 	}
 	for _, s := range []string{"BTC", "ETH", "SOL", "DOGE", "XRP", "ADA", "AVAX", "LINK"} {
 		f(s+"USD", Crypto)
@@ -178,6 +190,78 @@ func TestAssets(t *testing.T) {
 	as[0].Symbol = "X"
 	if Assets()[0].Symbol == "X" {
 		t.Fatalf("Assets() shares its backing array")
+	}
+}
+
+// TestCanonical checks the one resolver every input goes through: any case,
+// canonical symbols, aliases (renamed assets, a stock's USD pair, a crypto
+// asset's bare base) and venue spellings, covered or not.
+func TestCanonical(t *testing.T) {
+	f := func(in, want string, wantCovered bool) {
+		t.Helper()
+		got, covered, ok := Canonical(in)
+		if want == "" {
+			if ok {
+				t.Fatalf("Canonical(%q) = %q, want no symbol", in, got)
+			}
+			if _, err := Resolve(in); !errors.Is(err, ErrUnknownSymbol) || !strings.Contains(err.Error(), "mi symbols") {
+				t.Fatalf("Resolve(%q) = %v", in, err)
+			}
+			return
+		}
+		if !ok || got != want || covered != wantCovered {
+			t.Fatalf("Canonical(%q) = %q, %v, %v; want %q, covered %v", in, got, covered, ok, want, wantCovered)
+		}
+		a, err := Resolve(in)
+		if wantCovered != (err == nil) || err == nil && a.Symbol != want {
+			t.Fatalf("Resolve(%q) = %+v, %v", in, a, err)
+		}
+	}
+	for _, in := range []string{"TSLA", "tsla", " Tsla ", "TSLAUSD", "tslausd", "TSLA-USD", "TSLAx/USD", "TSLAon-USDC"} {
+		f(in, "TSLA", true)
+	}
+	for _, in := range []string{"SPY", "spy", "SPYUSD"} {
+		f(in, "SPY", true)
+	}
+	for _, in := range []string{"BTCUSD", "btcusd", "BTC", "btc", "XBT", "XBTUSD", "BTC-USDT", "xbt/usd", "WBTC"} {
+		f(in, "BTCUSD", true)
+	}
+	for _, in := range []string{"RENDERUSD", "renderusd", "RNDRUSD", "rndrusd", "RNDR", "RENDER", "RNDR-USDT"} {
+		f(in, "RENDERUSD", true)
+	}
+	for _, in := range []string{"POLUSD", "MATICUSD", "maticusd", "MATIC", "POL", "MATIC/USDC"} {
+		f(in, "POLUSD", true)
+	}
+	f("TONX", "TONX", true)
+	f("TON", "TONUSD", true)
+	f("1000PEPEUSDT", "KPEPEUSD", true)
+	f("SKL-USD", "SKLUSD", false)
+	f("sklusd", "SKLUSD", false)
+	for _, in := range []string{"", "  ", "XRPETH", "BTC USD", "ÄÖÜ", strings.Repeat("A", 49)} {
+		f(in, "", false)
+	}
+
+	// Every asset resolves to itself from its symbol and each alias, in
+	// upper and lower case; aliases are sorted and belong to one asset.
+	owner := map[string]string{}
+	for _, a := range Assets() {
+		if !sort.StringsAreSorted(a.Aliases) {
+			t.Fatalf("%s aliases not sorted: %v", a.Symbol, a.Aliases)
+		}
+		for _, in := range append([]string{a.Symbol}, a.Aliases...) {
+			f(in, a.Symbol, true)
+			f(strings.ToLower(in), a.Symbol, true)
+			if prev, dup := owner[in]; dup {
+				t.Fatalf("%s is a name of %s and %s", in, prev, a.Symbol)
+			}
+			owner[in] = a.Symbol
+		}
+	}
+	if a, _ := LookupAsset("RENDERUSD"); !slices.Contains(a.Aliases, "RNDRUSD") {
+		t.Fatalf("RENDERUSD aliases %v", a.Aliases)
+	}
+	if a, _ := LookupAsset("TSLA"); !slices.Contains(a.Aliases, "TSLAUSD") {
+		t.Fatalf("TSLA aliases %v", a.Aliases)
 	}
 }
 
@@ -204,11 +288,20 @@ func FuzzNormalize(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, venue, s string) {
 		sym, ok := Normalize(venue, s)
-		if ok && (len(sym) <= 3 || sym[len(sym)-3:] != "USD") {
-			t.Fatalf("Normalize(%q, %q) = %q: not a <BASE>USD symbol", venue, s, sym)
+		if a, covered := LookupAsset(sym); ok && !(len(sym) > 3 && sym[len(sym)-3:] == "USD" && a.Class != USEquity || covered && a.Class == USEquity) {
+			t.Fatalf("Normalize(%q, %q) = %q: neither <BASE>USD nor a covered stock ticker", venue, s, sym)
+		}
+		if c, _, cok := Canonical(sym); ok && (!cok || c != sym) {
+			t.Fatalf("Normalize(%q, %q) = %q, which is not canonical (Canonical says %q)", venue, s, sym, c)
 		}
 		if !ok && sym != "" {
 			t.Fatalf("Normalize(%q, %q) = %q with ok=false", venue, s, sym)
+		}
+		// User input: Canonical is idempotent.
+		if c, _, cok := Canonical(s); cok {
+			if c2, _, ok2 := Canonical(c); !ok2 || c2 != c {
+				t.Fatalf("Canonical(%q) = %q but Canonical(%q) = %q, %v", s, c, c, c2, ok2)
+			}
 		}
 	})
 }

@@ -36,7 +36,8 @@ func (rt *Routes) Operations() []api.Operation {
 	ops = append(ops, rt.datasetOperations()...)
 	ops = append(ops, rt.historyQueryOperation())
 	ops = append(ops, rt.backtestOperations()...)
-	return append(ops, rt.trackRecordOperations()...)
+	ops = append(ops, rt.trackRecordOperations()...)
+	return append(ops, rt.smartMoneyOperation())
 }
 
 // Parameters and bounds of the history routes (docs/history.md).

@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/marketintel/mi/internal/pgtest"
 )
 
 // The child half of TestDispatcherSIGKILL: it runs a dispatcher on the
@@ -45,7 +47,7 @@ func TestMain(m *testing.M) {
 		runCrashChild()
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	os.Exit(pgtest.Main(m, testPG))
 }
 
 // TestDispatcherSIGKILL kills a dispatcher process with SIGKILL while its

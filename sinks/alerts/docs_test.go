@@ -31,9 +31,9 @@ func docSnippet(t *testing.T, marker string) string {
 	return s[:strings.Index(s, "```")]
 }
 
-// TestDocsVerifySnippets runs the Go and openssl verification snippets of
-// docs/alerts.md on a real signed delivery, and checks they reject a
-// tampered body.
+// TestDocsVerifySnippets runs the verification of docs/alerts.md — the
+// receiver's VerifyDelivery and the openssl line — on a real signed
+// delivery, and checks they reject a tampered body and a stale timestamp.
 func TestDocsVerifySnippets(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()
@@ -79,10 +79,10 @@ func TestDocsVerifySnippets(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	write("go.mod", "module webhook\n\ngo 1.22\n")
-	write("webhook.go", docSnippet(t, "<!-- verify-go -->"))
+	write("go.mod", "module receiver\n\ngo 1.22\n")
+	write("receiver.go", docSnippet(t, "<!-- receiver-go -->"))
 	write("body.json", string(got.Body))
-	write("webhook_test.go", `package webhook
+	write("receiver_test.go", `package main
 
 import (
 	"bytes"

@@ -11,6 +11,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -18,11 +19,13 @@ import (
 
 	_ "github.com/jackc/pgx/v5/stdlib"
 	_ "modernc.org/sqlite"
+
+	"github.com/marketintel/mi/internal/pgtest"
 )
 
-// testPGAdmin is the local PostgreSQL the conformance tests run on.
-const testPGAdmin = "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
-const testPGDB = "mi_alerts_test"
+// testPG is this test process's own database on the local PostgreSQL
+// (dropped by TestMain at the end).
+var testPG = pgtest.New("mi_alerts_test")
 
 // openSQLite opens a fresh SQLite database the way the ledger does.
 func openSQLite(t testing.TB) *sql.DB {
@@ -36,32 +39,15 @@ func openSQLite(t testing.TB) *sql.DB {
 	return db
 }
 
-// openPostgres opens a fresh schema in the mi_alerts_test database, which
-// it creates when missing. An unreachable server fails the test.
+// openPostgres opens a fresh schema in this process's test database. An
+// unreachable server fails the test.
 func openPostgres(t testing.TB) *sql.DB {
 	t.Helper()
 	ctx := context.Background()
-	admin, err := sql.Open("pgx", testPGAdmin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close()
-	if err := admin.PingContext(ctx); err != nil {
-		t.Fatalf("PostgreSQL at 127.0.0.1:5432 is required for the conformance tests: %v", err)
-	}
-	var n int
-	if err := admin.QueryRowContext(ctx, `SELECT COUNT(*) FROM pg_database WHERE datname = $1`, testPGDB).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	if n == 0 {
-		if _, err := admin.ExecContext(ctx, `CREATE DATABASE `+testPGDB); err != nil {
-			t.Logf("create database: %v (created concurrently?)", err)
-		}
-	}
+	base := testPG.URL(t)
 	b := make([]byte, 6)
 	_, _ = rand.Read(b)
 	schema := "t_" + hex.EncodeToString(b)
-	base := "postgres://postgres@127.0.0.1:5432/" + testPGDB + "?sslmode=disable"
 	setup, err := sql.Open("pgx", base)
 	if err != nil {
 		t.Fatal(err)
@@ -73,7 +59,14 @@ func openPostgres(t testing.TB) *sql.DB {
 		_, _ = setup.ExecContext(context.Background(), `DROP SCHEMA `+schema+` CASCADE`)
 		setup.Close()
 	})
-	db, err := sql.Open("pgx", base+"&search_path="+schema)
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	db, err := sql.Open("pgx", u.String())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -123,7 +123,7 @@ func Backfill(ctx context.Context, cfg BackfillConfig) (BackfillResult, error) {
 				res.Candles++
 			}
 		},
-		Document: func(d *schemas.IntelligenceDocument) {
+		MinuteClose: func(d *schemas.IntelligenceDocument) {
 			if in(floorMinute(d.TimestampNs)) {
 				if added, err := sink.AddDocument(d); keep(err) && added {
 					res.Signals++

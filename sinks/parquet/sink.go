@@ -62,6 +62,8 @@ type Sink struct {
 
 	positioning table[PositioningRow] // positioning.go
 	predictions table[PredictionRow]
+	stablecoins table[StablecoinRow] // token.go
+	tokenRisk   table[TokenRiskRow]
 
 	lastMinute map[string]int64 // symbol|window → last minute close written (ns)
 	hasMark    bool
@@ -152,6 +154,8 @@ func Open(cfg Config) (*Sink, error) {
 		changes:     table[SignalChangeRow]{cmp: cmpSignalChange, bufs: map[string]*buffer[SignalChangeRow]{}},
 		positioning: table[PositioningRow]{cmp: cmpPositioning, bufs: map[string]*buffer[PositioningRow]{}},
 		predictions: table[PredictionRow]{cmp: cmpPrediction, bufs: map[string]*buffer[PredictionRow]{}},
+		stablecoins: table[StablecoinRow]{cmp: cmpStablecoin, bufs: map[string]*buffer[StablecoinRow]{}},
+		tokenRisk:   table[TokenRiskRow]{cmp: cmpTokenRisk, bufs: map[string]*buffer[TokenRiskRow]{}},
 		lastMinute:  map[string]int64{},
 		pending:     map[string]struct{}{},
 	}
@@ -257,10 +261,11 @@ func (s *Sink) AddCandle(c *schemas.Candle) error {
 	return nil
 }
 
-// AddDocument buffers a document if it is the first of its symbol and
-// window in its minute: the document taken at the minute close, covering
-// every trade before it. Its row's ts is that minute. Later documents of
-// the same minute are skipped. It reports whether a row was added.
+// AddDocument buffers a document taken at a minute close (the operators'
+// Emit.MinuteClose, published on mi.signal-minutes.v1): it covers the
+// trades before its minute, and its row's ts is that minute. A second
+// document of the same symbol, window and minute (the same one delivered
+// again) is skipped. It reports whether a row was added.
 func (s *Sink) AddDocument(d *schemas.IntelligenceDocument) (bool, error) {
 	if err := checkPart("window", d.Window); err != nil {
 		return false, err
@@ -328,6 +333,12 @@ func (s *Sink) Flush() error {
 		return err
 	}
 	if err := flushTable(s, &s.predictions); err != nil {
+		return err
+	}
+	if err := flushTable(s, &s.stablecoins); err != nil {
+		return err
+	}
+	if err := flushTable(s, &s.tokenRisk); err != nil {
 		return err
 	}
 	s.buffered = 0
@@ -459,6 +470,8 @@ func (s *Sink) CompactDay(day string) error {
 		{pat(datasets.KindSignalChanges, dd), func(d string) error { return compactDir(s.root, d, cmpSignalChange) }},
 		{pat(datasets.KindPositioning, dd, "venue=*"), func(d string) error { return compactDir(s.root, d, cmpPositioning) }},
 		{pat(datasets.KindPredictionMarkets, dd, "venue=*"), func(d string) error { return compactDir(s.root, d, cmpPrediction) }},
+		{pat(datasets.KindStablecoins, dd, "chain=*"), func(d string) error { return compactDir(s.root, d, cmpStablecoin) }},
+		{pat(datasets.KindTokenRisk, dd, "chain=*"), func(d string) error { return compactDir(s.root, d, cmpTokenRisk) }},
 	}
 	for _, j := range jobs {
 		dirs, err := filepath.Glob(j.glob)

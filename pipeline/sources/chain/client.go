@@ -58,6 +58,8 @@ type Options struct {
 // the process should share the chain's one Client (Set).
 type Client struct {
 	name, url string
+	chainID   uint64 // expected eth_chainId; 0: not checked
+	verified  atomic.Bool
 	timeout   time.Duration
 	maxRange  uint64
 	ua        string
@@ -101,7 +103,7 @@ func New(cfg sources.ChainConfig, o Options) (*Client, error) {
 	}
 	clk := clock.Or(o.Clock)
 	return &Client{
-		name: cfg.Chain, url: cfg.RPC,
+		name: cfg.Chain, url: cfg.RPC, chainID: cfg.ChainID,
 		timeout:  cmp.Or(time.Duration(cfg.Timeout), DefaultTimeout),
 		maxRange: cmp.Or(cfg.MaxLogRange, DefaultMaxLogRange),
 		ua:       o.UserAgent, clk: clk,

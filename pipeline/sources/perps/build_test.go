@@ -184,7 +184,7 @@ func TestBuildHyperliquid(t *testing.T) {
 		s.FundingIntervalHours != 1 || s.ObservedNs != rec || s.NextFundingNs != time.Date(2026, 2, 6, 13, 0, 0, 0, time.UTC).UnixNano() {
 		t.Fatalf("%+v", s)
 	}
-	if s := by["xyz:TSLA"]; s.Symbol != "TSLAUSD" || s.AssetClass != "us_equity" || s.Dex != "xyz" || !near(s.OpenInterestUsd, 39552.404*399.52) {
+	if s := by["xyz:TSLA"]; s.Symbol != "TSLA" || s.AssetClass != "us_equity" || s.Dex != "xyz" || !near(s.OpenInterestUsd, 39552.404*399.52) {
 		t.Fatalf("%+v", s)
 	}
 	if s := by["kPEPE"]; s.Symbol != "KPEPEUSD" || s.AssetClass != "perp_only" {

@@ -146,7 +146,7 @@ func TestPollToAnswerAndFundingExtreme(t *testing.T) {
 		t.Fatalf("answer %+v totals %+v", a, a.Totals)
 	}
 	// A stock perp of the HIP-3 dex.
-	if ts, err := view.Answer("TSLAUSD", clk.Now(), nil); err != nil || ts.Venues[0].VenueSymbol != "xyz:TSLA" || ts.AssetClass != "us_equity" {
+	if ts, err := view.Answer("TSLA", clk.Now(), nil); err != nil || ts.Venues[0].VenueSymbol != "xyz:TSLA" || ts.AssetClass != "us_equity" {
 		t.Fatalf("%+v %v", ts, err)
 	}
 

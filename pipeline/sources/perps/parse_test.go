@@ -58,10 +58,10 @@ func TestNormalize(t *testing.T) {
 	f(VenueBybit, "BTCPERP", "", "")       // USDC perp spelled without its quote
 	f(VenueHyperliquid, "BTC", "BTCUSD", "crypto")
 	f(VenueHyperliquid, "kPEPE", "KPEPEUSD", "perp_only")
-	f(VenueHyperliquid, "xyz:TSLA", "TSLAUSD", "us_equity") // HIP-3 stock perp
-	f(VenueHyperliquid, "xyz:XYZ100", "XYZ100USD", "")      // index perp: maps, not covered
-	f(VenueHyperliquid, "@107", "", "")                     // spot pair
-	f(VenueHyperliquid, "#22430", "", "")                   // outcome side
+	f(VenueHyperliquid, "xyz:TSLA", "TSLA", "us_equity") // HIP-3 stock perp: the bare ticker
+	f(VenueHyperliquid, "xyz:XYZ100", "XYZ100USD", "")   // index perp: maps, not covered
+	f(VenueHyperliquid, "@107", "", "")                  // spot pair
+	f(VenueHyperliquid, "#22430", "", "")                // outcome side
 	f(VenueHyperliquid, ":TSLA", "", "")
 	f(VenueHyperliquid, "XYZ:TSLA", "", "") // dex names are lower case
 	f(VenueHyperliquid, "xyz:", "", "")

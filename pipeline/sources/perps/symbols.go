@@ -14,7 +14,7 @@ import (
 //   - binance, bybit: USDT- and USDC-margined linear perps, BTCUSDT → BTCUSD,
 //     1000PEPEUSDT → KPEPEUSD (perp_only); dated futures do not map.
 //   - hyperliquid: the coin alone, BTC → BTCUSD, kPEPE → KPEPEUSD; a HIP-3
-//     builder dex prefixes its perps, xyz:TSLA → TSLAUSD (us_equity): the dex
+//     builder dex prefixes its perps, xyz:TSLA → TSLA (us_equity): the dex
 //     name is dropped and the rest follows the same rule. Spot pairs (@107)
 //     and outcome coins (#1230) do not map.
 //

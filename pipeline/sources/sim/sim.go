@@ -24,10 +24,12 @@ import (
 	"math/rand/v2"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 	"unsafe"
 
 	"github.com/marketintel/mi/pipeline/sources"
+	"github.com/marketintel/mi/pipeline/symbols"
 	"github.com/marketintel/mi/schemas"
 )
 
@@ -43,7 +45,8 @@ type Config struct {
 	// End, when set, ends the run: Next returns io.EOF once the next trade
 	// would be at or after End. Zero means the run never ends.
 	End time.Time
-	// Symbols are the simulated symbols, each from DefaultSymbols, without
+	// Symbols are the simulated symbols, each one of DefaultSymbols in any
+	// spelling symbols.Canonical accepts (case, aliases), without
 	// duplicates; nil or empty means DefaultSymbols. A symbol's prices,
 	// times, sizes and sides do not depend on which other symbols are
 	// simulated; trade ids do.
@@ -256,14 +259,18 @@ func New(cfg Config) (*Source, error) {
 		cfg.Symbols = append([]string(nil), cfg.Symbols...)
 	}
 	seen := make(map[string]bool, len(cfg.Symbols))
-	for _, sym := range cfg.Symbols {
+	for i, in := range cfg.Symbols {
+		// Any spelling the registry accepts: tsla, TSLAUSD, RNDRUSD, BTC-USD.
+		sym, _, _ := symbols.Canonical(in)
 		if lookupSpec(sym) == nil {
-			return nil, fmt.Errorf("%w: unknown symbol %q (see sim.DefaultSymbols)", ErrBadConfig, sym)
+			return nil, fmt.Errorf("%w: symbol %q is not simulated; the simulator trades %s (mi symbols lists every covered symbol)",
+				ErrBadConfig, in, strings.Join(DefaultSymbols(), ", "))
 		}
 		if seen[sym] {
-			return nil, fmt.Errorf("%w: symbol %q listed twice", ErrBadConfig, sym)
+			return nil, fmt.Errorf("%w: symbol %q listed twice (as %s)", ErrBadConfig, in, sym)
 		}
 		seen[sym] = true
+		cfg.Symbols[i] = sym
 	}
 
 	base := mix64(uint64(cfg.Seed)) ^ mix64(uint64(startNs)+golden)

@@ -15,6 +15,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/marketintel/mi/pipeline/symbols"
 	"github.com/marketintel/mi/schemas"
 )
 
@@ -79,9 +80,11 @@ func TestNewRejectsBadConfig(t *testing.T) {
 	f(Config{Start: testStart, RateScale: math.Inf(1)}, "RateScale")
 	f(Config{Start: testStart, EventsPerSymbolPerDay: 25}, "EventsPerSymbolPerDay 25 is above 24")
 	f(Config{Start: testStart, EventsPerSymbolPerDay: math.NaN()}, "EventsPerSymbolPerDay NaN")
-	f(Config{Start: testStart, Symbols: []string{"BTCUSD", "FOOUSD"}}, `unknown symbol "FOOUSD"`)
+	f(Config{Start: testStart, Symbols: []string{"BTCUSD", "FOOUSD"}}, `symbol "FOOUSD" is not simulated; the simulator trades BTCUSD, ETHUSD`)
 	f(Config{Start: testStart, Symbols: []string{"BTCUSD", "ETHUSD", "BTCUSD"}}, `symbol "BTCUSD" listed twice`)
-	f(Config{Start: testStart, Symbols: []string{""}}, `unknown symbol ""`)
+	f(Config{Start: testStart, Symbols: []string{"BTCUSD", "btc"}}, `symbol "btc" listed twice (as BTCUSD)`)
+	f(Config{Start: testStart, Symbols: []string{""}}, `symbol "" is not simulated`)
+	f(Config{Start: testStart, Symbols: []string{"BNBUSD"}}, `(mi symbols lists every covered symbol)`) // covered, not simulated
 }
 
 func TestNewCannotCreateGroundTruth(t *testing.T) {
@@ -104,6 +107,30 @@ func TestDefaultSymbols(t *testing.T) {
 	}
 	if len(slices.Compact(slices.Sorted(slices.Values(syms)))) != len(syms) {
 		t.Fatalf("DefaultSymbols has duplicates")
+	}
+	// One identity: every simulated symbol is a covered asset's canonical
+	// symbol, and any spelling of it selects it.
+	for _, sym := range syms {
+		if a, err := symbols.Resolve(sym); err != nil || a.Symbol != sym {
+			t.Errorf("simulated symbol %s is not canonical and covered: %+v, %v", sym, a, err)
+		}
+	}
+	s, err := New(Config{Start: testStart, Symbols: []string{"TSLAUSD", "rndrusd"}, End: testStart.Add(time.Minute)})
+	if err != nil {
+		t.Fatalf("New with aliases: %v", err)
+	}
+	seen := map[string]bool{}
+	for {
+		r, err := s.Next(context.Background())
+		if err != nil {
+			break
+		}
+		if r.Trade != nil {
+			seen[r.Trade.Symbol] = true
+		}
+	}
+	if len(seen) != 2 || !seen["TSLA"] || !seen["RENDERUSD"] {
+		t.Fatalf("trades of %v, want TSLA and RENDERUSD", seen)
 	}
 	syms[0] = "changed"
 	if DefaultSymbols()[0] != "BTCUSD" {

@@ -95,7 +95,7 @@ var universe = []symbolSpec{
 	{"ICPUSD", classCrypto, 9, 2, 1.00, 1.30, 120, onlyCX, ""},
 	{"HBARUSD", classCrypto, 0.07, 2, 0.90, 1.25, 120, onlyCX, ""},
 	{"INJUSD", classCrypto, 22, 2, 1.10, 1.40, 150, onlyCX, ""},
-	{"RNDRUSD", classCrypto, 7, 2, 1.10, 1.40, 150, onSol, "RENDER"},
+	{"RENDERUSD", classCrypto, 7, 2, 1.10, 1.40, 150, onSol, ""},
 	{"MKRUSD", classCrypto, 2500, 1.5, 0.85, 1.20, 300, onEVM, ""},
 	{"AAVEUSD", classCrypto, 110, 3, 0.90, 1.25, 250, onEVM, ""},
 	{"LDOUSD", classCrypto, 1.5, 2, 1.00, 1.35, 150, onEVM, ""},

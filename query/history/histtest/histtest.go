@@ -152,6 +152,33 @@ func (w *Writer) Changes(staged bool, rows []history.Change) {
 	}
 }
 
+// Trade is one normalized trade of a trades file (datasets.TradeColumns);
+// Venue is the partition.
+type Trade struct {
+	Time                                    time.Time
+	Symbol, Venue, VenueKind, Chain, Market string
+	VenueSymbol                             string
+	Price, Size, NotionalUSD                float64
+	Side, TradeID                           string
+	LogIndex                                int64
+	Wallet                                  string
+}
+
+// Trades writes normalized trades, one file per (day, venue); ingest time
+// is the event time.
+func (w *Writer) Trades(staged bool, rows []Trade) {
+	w.tb.Helper()
+	groups := map[string][][]driver.Value{}
+	for _, t := range rows {
+		dir := datasets.TradeDir(w.Root, datasets.Day(t.Time), t.Venue)
+		groups[dir] = append(groups[dir], []driver.Value{t.Time.UTC(), t.Time.UTC(), t.Symbol, t.VenueKind, t.Chain, t.Market,
+			t.VenueSymbol, t.Price, t.Size, t.NotionalUSD, t.Side, t.TradeID, t.LogIndex, t.Wallet})
+	}
+	for dir, g := range groups {
+		w.write(w.Path(dir, staged), datasets.TradeColumns, g)
+	}
+}
+
 // Flat returns a 1m candle of one venue whose OHLC are all price, with
 // volume base units traded half by buyers and half by sellers.
 func Flat(symbol, venue string, t time.Time, price, volume float64) datasets.Candle {

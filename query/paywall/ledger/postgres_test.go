@@ -6,61 +6,23 @@ import (
 	"fmt"
 	"net/url"
 	"os"
-	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/marketintel/mi/internal/pgtest"
 )
 
-// pgDatabase is this package's test database on the local PostgreSQL.
-const pgDatabase = "mi_ledger_test"
-
-// pgServerURL is the local server (trust auth); MI_LEDGER_TEST_PG overrides
-// it. Tests fail, never skip, when it cannot be reached: install and start it
+// testPG is this test process's own database on the local PostgreSQL
+// (internal/pgtest; MI_TEST_PG names another server), dropped by TestMain.
+// Tests fail, never skip, when it cannot be reached: install and start it
 // with scripts/install.d/postgres.sh.
-func pgServerURL() string {
-	if u := os.Getenv("MI_LEDGER_TEST_PG"); u != "" {
-		return u
-	}
-	return "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
-}
+var testPG = pgtest.New("mi_ledger_test")
 
-var pgCreateOnce sync.Once
-var pgCreateErr error
+func TestMain(m *testing.M) { os.Exit(pgtest.Main(m, testPG)) }
 
-// pgTestURL creates the test database when missing and returns its URL.
-func pgTestURL(t testing.TB) string {
-	t.Helper()
-	pgCreateOnce.Do(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		defer cancel()
-		db, err := sql.Open("pgx", pgServerURL())
-		if err != nil {
-			pgCreateErr = err
-			return
-		}
-		defer db.Close()
-		var n int
-		if err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM pg_database WHERE datname = $1`, pgDatabase).Scan(&n); err != nil {
-			pgCreateErr = err
-			return
-		}
-		if n == 0 {
-			if _, err := db.ExecContext(ctx, `CREATE DATABASE `+pgDatabase); err != nil && !strings.Contains(err.Error(), "already exists") {
-				pgCreateErr = err
-			}
-		}
-	})
-	if pgCreateErr != nil {
-		t.Fatalf("PostgreSQL at %s is unreachable (run scripts/install.d/postgres.sh): %v", pgServerURL(), pgCreateErr)
-	}
-	u, err := url.Parse(pgServerURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Path = "/" + pgDatabase
-	return u.String()
-}
+// pgTestURL returns the URL of the process's test database.
+func pgTestURL(t testing.TB) string { return testPG.URL(t) }
 
 // TestPostgresConcurrentMigration: replicas starting together on an empty
 // database migrate it once, all of them open.

@@ -94,7 +94,7 @@ const reservesSlot = 0
 // asset's reserve: its runtime code (the creation code run once in an
 // in-memory EVM, owner the zero address, so no one can change it) and the
 // storage setReserveData would have written. The offline demo places it at
-// the real Pool's address on a simulated chain (chaintest.Options.Alloc),
+// the real Pool's address on a simulated chain (chaintest.StartOptions.Alloc),
 // so the live client reads the recorded reserve from the address it reads
 // on the real chain. TestGenesisAccount checks the storage against a
 // deployed pool's.

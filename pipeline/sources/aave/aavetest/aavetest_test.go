@@ -81,7 +81,7 @@ func TestGenesisAccount(t *testing.T) {
 
 	at := time.Unix(int64(d.LastUpdateTimestamp), 0)
 	real := aave.Reserves[4].Pool // polygon
-	g, err := chaintest.Start(chaintest.Options{Alloc: types.GenesisAlloc{real: acc}, GenesisTime: at})
+	g, err := chaintest.Start(chaintest.StartOptions{Alloc: types.GenesisAlloc{real: acc}, GenesisTime: at})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,5 +1,4 @@
-// Package chaintest runs a real EVM chain for tests of chain readers (and
-// for the offline demo, through Start):
+// Package chaintest runs a real EVM chain for tests of chain readers:
 // go-ethereum's simulated backend (with funded accounts) behind a local
 // JSON-RPC HTTP server that forwards every call to the backend's own RPC
 // API — so eth_call takes state overrides exactly as geth does — and that
@@ -23,6 +22,7 @@ import (
 	"math/big"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -30,6 +30,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
@@ -69,7 +70,7 @@ func LoadArtifact(name, abiJSON, binHex string) (Artifact, error) {
 
 // ReadArtifact loads dir/name.abi and dir/name.bin, failing the test on an
 // error.
-func ReadArtifact(t testing.TB, dir, name string) Artifact {
+func ReadArtifact(t TB, dir, name string) Artifact {
 	t.Helper()
 	a, err := os.ReadFile(filepath.Join(dir, name+".abi"))
 	if err != nil {
@@ -144,10 +145,8 @@ type Chain struct {
 	// Accounts hold 1000 ETH each.
 	Accounts []Account
 
-	rc        *rpc.Client
-	srv       *http.Server
-	cleanup   func()
-	closeOnce sync.Once
+	rc  *rpc.Client
+	srv *httptest.Server
 
 	mu          sync.Mutex
 	requests    int
@@ -156,13 +155,25 @@ type Chain struct {
 	maxLogRange uint64
 	holds       map[string]chan struct{}
 	held        map[string]int
+	seed        string
+	keys        int
+	dir         string
+	closeOnce   sync.Once
+}
+
+// TB is what the helpers need of a test: testing.TB satisfies it, and so
+// does a program that deploys contracts outside a test (the demo chain).
+type TB interface {
+	Helper()
+	Fatal(args ...any)
+	Fatalf(format string, args ...any)
 }
 
 // New starts a chain with four funded accounts and its server; both stop
 // at the end of the test.
 func New(t testing.TB) *Chain {
 	t.Helper()
-	c, err := Start(Options{Accounts: 4})
+	c, err := Start(StartOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,10 +181,15 @@ func New(t testing.TB) *Chain {
 	return c
 }
 
-// Options configure Start.
-type Options struct {
-	// Accounts is how many funded accounts (1000 ETH each) to create.
-	Accounts int
+// StartOptions configure Start.
+type StartOptions struct {
+	// Seed, when set, derives every account key (the four funded ones and
+	// those of NewAccount) from it, so the same transactions deploy the
+	// same contract addresses on every run; empty: random keys.
+	Seed string
+	// Addr is the server's listen address (e.g. "127.0.0.1:8545"); empty:
+	// a free loopback port.
+	Addr string
 	// Alloc holds further genesis accounts: contracts placed at fixed
 	// addresses with their code and storage (the offline demo puts a
 	// reserve at the real Aave Pool's address this way).
@@ -182,24 +198,20 @@ type Options struct {
 	// chain that mines no block then answers every read as of that time,
 	// so recorded state keeps its recorded date.
 	GenesisTime time.Time
-	// Addr is the JSON-RPC server's listen address; default
-	// "127.0.0.1:0" (a free loopback port).
-	Addr string
 }
 
-// Start starts a chain and its JSON-RPC server, outside tests (the offline
-// demo) as well as in them; Close stops both.
-func Start(o Options) (*Chain, error) {
+// Start starts a chain and its server outside a test; Close stops both.
+func Start(o StartOptions) (*Chain, error) {
 	eth := new(big.Int).Exp(big.NewInt(10), big.NewInt(21), nil)
 	alloc := types.GenesisAlloc{}
 	for a, acc := range o.Alloc {
 		alloc[a] = acc
 	}
-	c := &Chain{calls: map[string]int{}, holds: map[string]chan struct{}{}, held: map[string]int{}}
-	for range o.Accounts {
-		k, err := crypto.GenerateKey()
+	c := &Chain{calls: map[string]int{}, holds: map[string]chan struct{}{}, held: map[string]int{}, seed: o.Seed}
+	for range 4 {
+		k, err := c.newKey()
 		if err != nil {
-			return nil, fmt.Errorf("cannot create a test account: %w", err)
+			return nil, err
 		}
 		a := Account{Key: k, Address: crypto.PubkeyToAddress(k.PublicKey)}
 		c.Accounts = append(c.Accounts, a)
@@ -209,8 +221,9 @@ func Start(o Options) (*Chain, error) {
 	// eth_call overrides) on a Unix socket; the server forwards to it.
 	dir, err := os.MkdirTemp("", "chaintest")
 	if err != nil {
-		return nil, fmt.Errorf("cannot create the simulated node's directory: %w", err)
+		return nil, err
 	}
+	c.dir = dir
 	ipc := filepath.Join(dir, "geth.ipc")
 	c.Backend = simulated.NewBackend(alloc, func(nc *node.Config, ec *ethconfig.Config) {
 		nc.IPCPath = ipc
@@ -223,37 +236,52 @@ func Start(o Options) (*Chain, error) {
 		_ = os.RemoveAll(dir)
 		return nil, fmt.Errorf("cannot attach to the simulated node: %w", err)
 	}
-	addr := o.Addr
-	if addr == "" {
-		addr = "127.0.0.1:0"
-	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		c.rc.Close()
-		_ = c.Backend.Close()
-		_ = os.RemoveAll(dir)
-		return nil, fmt.Errorf("cannot listen on %s for the simulated chain: %w", addr, err)
-	}
-	c.srv = &http.Server{Handler: c, ReadHeaderTimeout: 10 * time.Second}
-	c.URL = "http://" + ln.Addr().String()
-	go func() { _ = c.srv.Serve(ln) }()
-	c.cleanup = func() {
-		c.mu.Lock()
-		for m, ch := range c.holds {
-			close(ch)
-			delete(c.holds, m)
+	c.srv = httptest.NewUnstartedServer(c)
+	if o.Addr != "" {
+		l, err := net.Listen("tcp", o.Addr)
+		if err != nil {
+			c.rc.Close()
+			_ = c.Backend.Close()
+			_ = os.RemoveAll(dir)
+			return nil, fmt.Errorf("cannot listen on %s: %w", o.Addr, err)
 		}
-		c.mu.Unlock()
-		_ = c.srv.Close()
-		c.rc.Close()
-		_ = c.Backend.Close()
-		_ = os.RemoveAll(dir)
+		c.srv.Listener.Close()
+		c.srv.Listener = l
 	}
+	c.srv.Start()
+	c.URL = c.srv.URL
 	return c, nil
 }
 
 // Close stops the server and the chain; it may be called more than once.
-func (c *Chain) Close() { c.closeOnce.Do(c.cleanup) }
+func (c *Chain) Close() { c.closeOnce.Do(c.close) }
+
+func (c *Chain) close() {
+	c.mu.Lock()
+	for m, ch := range c.holds {
+		close(ch)
+		delete(c.holds, m)
+	}
+	c.mu.Unlock()
+	c.srv.CloseClientConnections()
+	c.srv.Close()
+	c.rc.Close()
+	_ = c.Backend.Close()
+	_ = os.RemoveAll(c.dir)
+}
+
+// newKey returns the next account key: derived from the seed when there is
+// one (keccak256(seed/n)), else random.
+func (c *Chain) newKey() (*ecdsa.PrivateKey, error) {
+	if c.seed == "" {
+		return crypto.GenerateKey()
+	}
+	c.mu.Lock()
+	n := c.keys
+	c.keys++
+	c.mu.Unlock()
+	return crypto.ToECDSA(crypto.Keccak256([]byte(fmt.Sprintf("%s/%d", c.seed, n))))
+}
 
 // Config is a chain entry named name pointing at the server.
 func (c *Chain) Config(name string) sources.ChainConfig {
@@ -262,7 +290,7 @@ func (c *Chain) Config(name string) sources.ChainConfig {
 
 // Transact sends data from `from` to `to` (nil deploys), mines a block and
 // returns the receipt; a reverted transaction fails the test.
-func (c *Chain) Transact(t testing.TB, from Account, to *common.Address, data []byte) *types.Receipt {
+func (c *Chain) Transact(t TB, from Account, to *common.Address, data []byte) *types.Receipt {
 	t.Helper()
 	r := c.TransactStatus(t, from, to, data)
 	if r.Status != types.ReceiptStatusSuccessful {
@@ -272,7 +300,51 @@ func (c *Chain) Transact(t testing.TB, from Account, to *common.Address, data []
 }
 
 // TransactStatus is Transact without the check of the receipt's status.
-func (c *Chain) TransactStatus(t testing.TB, from Account, to *common.Address, data []byte) *types.Receipt {
+func (c *Chain) TransactStatus(t TB, from Account, to *common.Address, data []byte) *types.Receipt {
+	t.Helper()
+	return c.TransactValueStatus(t, from, to, nil, data)
+}
+
+// TransactValue is Transact sending value wei with the call.
+func (c *Chain) TransactValue(t TB, from Account, to *common.Address, value *big.Int, data []byte) *types.Receipt {
+	t.Helper()
+	r := c.TransactValueStatus(t, from, to, value, data)
+	if r.Status != types.ReceiptStatusSuccessful {
+		t.Fatalf("transaction %s reverted", r.TxHash.Hex())
+	}
+	return r
+}
+
+// NewAccount returns a new account holding eth wei, sent by Accounts[0].
+func (c *Chain) NewAccount(t TB, eth *big.Int) Account {
+	t.Helper()
+	k, err := c.newKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := Account{Key: k, Address: crypto.PubkeyToAddress(k.PublicKey)}
+	c.TransactValue(t, c.Accounts[0], &a.Address, eth, nil)
+	return a
+}
+
+// CallContract runs method of the contract at `to` with eth_call against
+// the latest block, directly on the backend (not counted, no faults), and
+// returns the unpacked outputs.
+func (c *Chain) CallContract(a abi.ABI, to common.Address, method string, args ...any) ([]any, error) {
+	data, err := a.Pack(method, args...)
+	if err != nil {
+		return nil, err
+	}
+	out, err := c.Backend.Client().CallContract(context.Background(), ethereum.CallMsg{To: &to, Data: data}, nil)
+	if err != nil {
+		return nil, err
+	}
+	return a.Unpack(method, out)
+}
+
+// TransactValueStatus is TransactValue without the check of the receipt's
+// status.
+func (c *Chain) TransactValueStatus(t TB, from Account, to *common.Address, value *big.Int, data []byte) *types.Receipt {
 	t.Helper()
 	ctx := context.Background()
 	cl := c.Backend.Client()
@@ -288,7 +360,7 @@ func (c *Chain) TransactStatus(t testing.TB, from Account, to *common.Address, d
 	tx, err := types.SignNewTx(from.Key, types.LatestSignerForChainID(chainID), &types.DynamicFeeTx{
 		ChainID: chainID, Nonce: nonce, GasTipCap: big.NewInt(1e9),
 		GasFeeCap: new(big.Int).Add(big.NewInt(1e9), new(big.Int).Mul(head.BaseFee, big.NewInt(2))),
-		Gas:       5_000_000, To: to, Data: data,
+		Gas:       5_000_000, To: to, Data: data, Value: value,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -306,7 +378,7 @@ func (c *Chain) TransactStatus(t testing.TB, from Account, to *common.Address, d
 
 // Deploy deploys art with constructor args from `from` and returns its
 // address.
-func (c *Chain) Deploy(t testing.TB, from Account, art Artifact, args ...any) common.Address {
+func (c *Chain) Deploy(t TB, from Account, art Artifact, args ...any) common.Address {
 	t.Helper()
 	packed, err := art.ABI.Pack("", args...)
 	if err != nil {
@@ -318,7 +390,7 @@ func (c *Chain) Deploy(t testing.TB, from Account, art Artifact, args ...any) co
 
 // Send calls method of the contract at `to` with args in a transaction
 // from `from`, mined in its own block.
-func (c *Chain) Send(t testing.TB, from Account, to common.Address, a abi.ABI, method string, args ...any) *types.Receipt {
+func (c *Chain) Send(t TB, from Account, to common.Address, a abi.ABI, method string, args ...any) *types.Receipt {
 	t.Helper()
 	data, err := a.Pack(method, args...)
 	if err != nil {
