@@ -52,10 +52,15 @@ func TestCoverageRoute(t *testing.T) {
 	}
 	for _, name := range mcp.SpecTools {
 		if _, ok := tools[name]; !ok {
-			t.Fatalf("spec tool %s missing from %+v", name, got.Tools)
+			t.Fatalf("spec tool %s missing from: %+v", name, got.Tools)
 		}
 	}
-	if len(got.Tools) < len(mcp.SpecTools) || !tools["get_symbol_intelligence"].Available ||
+	for _, name := range []string{"get_treasury_curve", "get_defi_rate_spread", "get_tokenized_treasuries", "get_treasury_auctions"} {
+		if !tools[name].Available || tools[name].PriceMicroUSD == 0 {
+			t.Fatalf("tool %s: %+v", name, tools[name])
+		}
+	}
+	if len(got.Tools) != len(tools) || !tools["get_symbol_intelligence"].Available ||
 		tools["get_symbol_intelligence"].PriceMicroUSD != priceIntelligenceSymbol || tools["get_market_news"].Available ||
 		tools["get_market_news"].NotAvailableBy == "" || !tools["get_data_coverage"].Available || tools["get_data_coverage"].PriceMicroUSD != 0 {
 		t.Fatalf("tools %+v", got.Tools)

@@ -32,8 +32,10 @@ import (
 	"github.com/marketintel/mi/query/openapi"
 	"github.com/marketintel/mi/query/paywall"
 	"github.com/marketintel/mi/query/paywall/ledger"
+	"github.com/marketintel/mi/query/rates"
 	"github.com/marketintel/mi/query/subscriptions"
 	"github.com/marketintel/mi/sinks/alerts"
+	"github.com/marketintel/mi/sinks/ratesview"
 	"github.com/marketintel/mi/sinks/views"
 )
 
@@ -72,6 +74,10 @@ type Deps struct {
 	// readers (one per process, shared by every source: sources.Config.Env)
 	// that /status shows; nil shows none.
 	Freshness *sources.Registry
+
+	// Rates is the rates view (sinks/ratesview, followed from
+	// mi.rates.v1); nil answers the rates routes 404 no_data.
+	Rates *ratesview.View
 
 	// History reads the Parquet history (candles, datasets, query,
 	// backtest, track record; docs/history.md). Nil answers those routes
@@ -152,6 +158,7 @@ func (s *Server) table() []api.Operation {
 	ops = append(ops, subscriptions.New(s.d.Alerts).Operations()...)
 	ops = append(ops, paywall.NewCredits(s.d.Ledger, s.d.Now, s.d.Logger).Operations()...)
 	ops = append(ops, tokenroutes.New(s.d.Token).Operations()...)
+	ops = append(ops, rates.New(s.d.Rates, s.d.Now).Operations()...)
 	s.mcp = mcp.New(mcp.Config{Ops: slices.Clone(ops), Paywall: s.d.Paywall, Quote: paywall.Responses()[0],
 		Now: s.d.Now, Version: s.d.Version, Logger: s.d.Logger})
 	ops = append(ops, s.mcp.Operation())
