@@ -32,6 +32,7 @@ import (
 	"github.com/marketintel/mi/query/openapi"
 	"github.com/marketintel/mi/query/paywall"
 	"github.com/marketintel/mi/query/paywall/ledger"
+	"github.com/marketintel/mi/query/positioning"
 	"github.com/marketintel/mi/query/rates"
 	"github.com/marketintel/mi/query/subscriptions"
 	"github.com/marketintel/mi/sinks/alerts"
@@ -78,6 +79,10 @@ type Deps struct {
 	// Rates is the rates view (sinks/ratesview, followed from
 	// mi.rates.v1); nil answers the rates routes 404 no_data.
 	Rates *ratesview.View
+
+	// Positioning is the perp positioning view (sinks/views, followed
+	// from mi.positioning.v1); nil answers its route 404 no_data.
+	Positioning *views.Positioning
 
 	// History reads the Parquet history (candles, datasets, query,
 	// backtest, track record; docs/history.md). Nil answers those routes
@@ -159,6 +164,7 @@ func (s *Server) table() []api.Operation {
 	ops = append(ops, paywall.NewCredits(s.d.Ledger, s.d.Now, s.d.Logger).Operations()...)
 	ops = append(ops, tokenroutes.New(s.d.Token).Operations()...)
 	ops = append(ops, rates.New(s.d.Rates, s.d.Now).Operations()...)
+	ops = append(ops, positioning.New(s.d.Positioning, s.d.Views, s.d.Now).Operations()...)
 	s.mcp = mcp.New(mcp.Config{Ops: slices.Clone(ops), Paywall: s.d.Paywall, Quote: paywall.Responses()[0],
 		Now: s.d.Now, Version: s.d.Version, Logger: s.d.Logger})
 	ops = append(ops, s.mcp.Operation())
