@@ -43,7 +43,8 @@ type RunConfig struct {
 	CheckpointInterval time.Duration
 	// Roles to run; all when empty: "ingest", "process", "views", "parquet"
 	// (the Parquet sink, when DataDir is set), "news" (the news stage, when
-	// News is set).
+	// News is set), "events" (the positioning event stage, when
+	// PositioningEvents is set).
 	Roles []string
 	Views *views.Views
 	// SideViews are the views of side topics this instance serves (built
@@ -64,6 +65,10 @@ type RunConfig struct {
 	// News, when set, configures the news stage (RunNews); Brokers is
 	// filled in by Run, and DataDir when left empty.
 	News *NewsConfig
+	// PositioningEvents, when set, configures the positioning event stage
+	// (RunPositioningEvents: funding_extreme, prediction_market_move);
+	// Brokers is filled in by Run.
+	PositioningEvents *PositioningEventsConfig
 }
 
 // Run runs the configured roles until ctx ends or one of them fails. Finite
@@ -158,6 +163,16 @@ func Run(ctx context.Context, cfg RunConfig) error {
 				nc.Logger = log
 			}
 			return RunNews(gctx, nc)
+		})
+	}
+	if has("events") && cfg.PositioningEvents != nil {
+		g.Go(func() error {
+			pc := *cfg.PositioningEvents
+			pc.Brokers = brokers
+			if pc.Logger == nil {
+				pc.Logger = log
+			}
+			return RunPositioningEvents(gctx, pc)
 		})
 	}
 	if has("parquet") && cfg.DataDir != "" {

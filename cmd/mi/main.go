@@ -175,7 +175,7 @@ func cmdRun(ctx context.Context, args []string) (err error) {
 	checkpoint := fs.Duration("checkpoint-interval", time.Second, "how often the operators commit their state, positions and consumer offsets (10ms to 1m); outputs commit every poll either way, and the outputs never depend on it")
 	flushEvery := fs.Duration("parquet-flush-interval", 30*time.Second, "how often the Parquet sink writes its buffered rows to part files and commits its offsets (100ms to 1h); the day files never depend on it")
 	retention := fs.String("retention", "on", "candle retention: on rolls 1m day files up to 5m after 7 days, 15m after 30, 1h after 180, by the wall clock, hourly; off keeps every 1m candle (use it when replaying old captures for research)")
-	roles := fs.String("roles", "", "comma-separated roles to run: ingest, process, views, parquet, news (default all); the API always runs")
+	roles := fs.String("roles", "", "comma-separated roles to run: ingest, process, views, parquet, news, events (the positioning event stage) (default all); the API always runs")
 	newsRetention := fs.Duration("news-retention", newsview.DefaultRetention, "how far back from the newest item the news view keeps items (the day files keep everything); the offline demo, whose captures span years, sets it longer")
 	newsMaxAge := fs.Duration("news-alert-max-age", 24*time.Hour, "news and sec_filing alerts only for items read at most this long after publication (docs/news.md); negative: no limit (replays of old captures)")
 	logFormat := fs.String("log-format", "text", "log format: text or json")
@@ -220,10 +220,10 @@ func cmdRun(ctx context.Context, args []string) (err error) {
 	if *roles != "" {
 		for _, r := range strings.Split(*roles, ",") {
 			switch r {
-			case "ingest", "process", "views", "parquet", "news":
+			case "ingest", "process", "views", "parquet", "news", "events":
 				rl = append(rl, r)
 			default:
-				return fmt.Errorf("cannot use --roles %q: accepted roles are ingest, process, views, parquet, news", *roles)
+				return fmt.Errorf("cannot use --roles %q: accepted roles are ingest, process, views, parquet, news, events", *roles)
 			}
 		}
 	}
@@ -277,11 +277,12 @@ func cmdRun(ctx context.Context, args []string) (err error) {
 		return err
 	}
 	defer closeChains()
+	pv := views.NewPositioning()                                               // follows mi.positioning.v1 (docs/positioning.md)
 	rv, ratesSide, err := pipeline.RatesView(pay.operatorName, setup.config()) // follows mi.rates.v1 (docs/rates.md)
 	if err != nil {
 		return err
 	}
-	srv := query.New(query.Deps{Views: v, Stats: stats, Version: version, Logger: log, Paywall: paywall, Ledger: store, Liquidity: lv, Alerts: alertsD, History: hs, Freshness: freshness, Token: tokens, Rates: rv})
+	srv := query.New(query.Deps{Views: v, Stats: stats, Version: version, Logger: log, Paywall: paywall, Ledger: store, Liquidity: lv, Alerts: alertsD, History: hs, Freshness: freshness, Token: tokens, Rates: rv, Positioning: pv})
 	var live []sources.Source
 	if rl == nil || slices.Contains(rl, "ingest") {
 		if live, err = setup.open(log); err != nil {
@@ -296,6 +297,10 @@ func cmdRun(ctx context.Context, args []string) (err error) {
 	if newsStage != nil {
 		operators.SetLive(operators.AlertNews, operators.AlertSECFiling)
 	}
+	posEvents := positioningEvents(setup) // positioning.go
+	if posEvents != nil {
+		operators.SetLive(posEvents.Events()...)
+	}
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -304,8 +309,9 @@ func cmdRun(ctx context.Context, args []string) (err error) {
 		errc <- pipeline.Run(ctx, pipeline.RunConfig{
 			DataDir: *dataDir, Sources: srcs, ReplaySpeed: sp, Brokers: bl, KafkaListen: *listen,
 			Partitions: *partitions, InstanceID: *instance, Operators: ocfg, Roles: rl, CheckpointInterval: *checkpoint,
-			Views: v, SideViews: append([]pipeline.SideView{pipeline.ViewOf(sidetopic.PoolEvents, lv.ApplyRecord), ratesSide}, newsSideViews(nv)...),
-			News:  newsStage,
+			Views: v, SideViews: append([]pipeline.SideView{pipeline.ViewOf(sidetopic.PoolEvents, lv.ApplyRecord), ratesSide,
+				pipeline.ViewOf(sidetopic.Positioning, pv.Apply)}, newsSideViews(nv)...),
+			News: newsStage, PositioningEvents: posEvents,
 			Stats: stats, Proc: proc, Logger: log, Progress: progress.update,
 			Parquet: pipeline.ParquetSinkConfig{Every: every, FlushInterval: *flushEvery, InstanceID: *instance},
 			BrokerReady: func(b []string) {
