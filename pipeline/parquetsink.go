@@ -52,8 +52,9 @@ type ParquetSinkStats struct {
 // ParquetGroup is the default consumer group of the Parquet sink.
 const ParquetGroup = "mi-parquet"
 
-// SinkParquet consumes mi.candles.v1, mi.signal-minutes.v1, mi.trades.v1
-// and mi.signal-changes.v1 (read committed, in a consumer group) and writes
+// SinkParquet consumes mi.candles.v1, mi.signal-minutes.v1, mi.trades.v1,
+// mi.signal-changes.v1 and the positioning side topics mi.positioning.v1
+// and mi.prediction-markets.v1 (read committed, in a consumer group) and writes
 // the history datasets under cfg.DataDir through a parquet Sink until ctx
 // ends. None of them is compacted, so what it writes does not depend on how
 // far it lags behind the operators (the compacted mi.signals.v1 keeps only
@@ -106,7 +107,8 @@ func SinkParquet(ctx context.Context, cfg ParquetSinkConfig) error {
 	cl, err = kgo.NewClient(append(opts,
 		kgo.SeedBrokers(cfg.Brokers...),
 		kgo.ConsumerGroup(cfg.Group),
-		kgo.ConsumeTopics(schemas.TopicCandles, schemas.TopicSignalMinutes, schemas.TopicTrades, schemas.TopicSignalChanges),
+		kgo.ConsumeTopics(schemas.TopicCandles, schemas.TopicSignalMinutes, schemas.TopicTrades, schemas.TopicSignalChanges,
+			schemas.TopicPositioning, schemas.TopicPredictionMarkets),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
 		kgo.FetchMaxWait(250*time.Millisecond),
@@ -138,6 +140,8 @@ func SinkParquet(ctx context.Context, cfg ParquetSinkConfig) error {
 		cd     schemas.Candle
 		doc    schemas.IntelligenceDocument
 		ch     schemas.SignalChange
+		ps     schemas.PerpSnapshot
+		pq     schemas.PredictionQuote
 		intern schemas.Interner
 	)
 	last := time.Now()
@@ -187,6 +191,22 @@ func SinkParquet(ctx context.Context, cfg ParquetSinkConfig) error {
 				ch.Reset()
 				if err = proto.Unmarshal(r.Value, &ch); err == nil {
 					err = sink.AddSignalChange(&ch)
+				}
+			case schemas.TopicPositioning:
+				if string(r.Key) == SentinelKey {
+					return
+				}
+				ps.Reset()
+				if err = proto.Unmarshal(r.Value, &ps); err == nil {
+					err = sink.AddPerpSnapshot(&ps)
+				}
+			case schemas.TopicPredictionMarkets:
+				if string(r.Key) == SentinelKey {
+					return
+				}
+				pq.Reset()
+				if err = proto.Unmarshal(r.Value, &pq); err == nil {
+					err = sink.AddPredictionQuote(&pq)
 				}
 			}
 			if err != nil {

@@ -174,3 +174,12 @@ func TestPositioningRoute(t *testing.T) {
 	f.App = New(Deps{Version: "0.1.0-test", Now: clk.Now}).App()
 	get("/api/v1/intelligence/positioning/BTCUSD", 404, nil)
 }
+
+// BenchmarkPositioningRoute: GET /api/v1/intelligence/positioning/BTCUSD
+// through the router (validation, handler, rendering) over the view of two
+// polls of the real captures.
+func BenchmarkPositioningRoute(b *testing.B) {
+	clk := clock.NewFake(time.Date(2026, 11, 26, 10, 0, 30, 0, time.UTC))
+	app := New(Deps{Version: "bench", Now: clk.Now, Positioning: positioningViewOfCaptures(b, clk)}).App()
+	benchP50(b, app, "/api/v1/intelligence/positioning/BTCUSD")
+}
