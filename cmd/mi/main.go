@@ -178,8 +178,13 @@ func cmdRun(ctx context.Context, args []string) (err error) {
 	roles := fs.String("roles", "", "comma-separated roles to run: ingest, process, views, parquet, news, events (the positioning event stage) (default all); the API always runs")
 	newsRetention := fs.Duration("news-retention", newsview.DefaultRetention, "how far back from the newest item the news view keeps items (the day files keep everything); the offline demo, whose captures span years, sets it longer")
 	newsMaxAge := fs.Duration("news-alert-max-age", 24*time.Hour, "news and sec_filing alerts only for items read at most this long after publication (docs/news.md); negative: no limit (replays of old captures)")
+	insidersAsOf := fs.String("sec-insiders-as-of", "", "compute the insiders answers as of this day (YYYY-MM-DD) or time (RFC 3339) instead of the current time; a demo setting (the offline demo's Form 4 captures are from 2022), shown in every answer's asOf and methodology")
 	logFormat := fs.String("log-format", "text", "log format: text or json")
 	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	asOf, err := parseAsOf(*insidersAsOf) // sec.go
+	if err != nil {
 		return err
 	}
 	log, err := newLogger(*logFormat)
@@ -282,7 +287,6 @@ func cmdRun(ctx context.Context, args []string) (err error) {
 	if err != nil {
 		return err
 	}
-	srv := query.New(query.Deps{Views: v, Stats: stats, Version: version, Logger: log, Paywall: paywall, Ledger: store, Liquidity: lv, Alerts: alertsD, History: hs, Freshness: freshness, Token: tokens, Rates: rv, Positioning: pv})
 	var live []sources.Source
 	if rl == nil || slices.Contains(rl, "ingest") {
 		if live, err = setup.open(log); err != nil {
@@ -301,6 +305,16 @@ func cmdRun(ctx context.Context, args []string) (err error) {
 	if posEvents != nil {
 		operators.SetLive(posEvents.Events()...)
 	}
+	scfg, err := sources.LoadConfig(*sourcesConfig)
+	if err != nil {
+		return err
+	}
+	secSvc, err := secWiring(scfg, *dataDir, asOf, log) // sec.go
+	if err != nil {
+		return err
+	}
+	srv := query.New(query.Deps{Views: v, Stats: stats, Version: version, Logger: log, Paywall: paywall, Ledger: store, Liquidity: lv,
+		Alerts: alertsD, History: hs, Token: tokens, SEC: secSvc, News: nv, Freshness: freshness, Rates: rv, Positioning: pv})
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
