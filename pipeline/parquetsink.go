@@ -52,6 +52,10 @@ type ParquetSinkStats struct {
 // ParquetGroup is the default consumer group of the Parquet sink.
 const ParquetGroup = "mi-parquet"
 
+// ParquetTopics are the topics the Parquet sink consumes.
+var ParquetTopics = []string{schemas.TopicCandles, schemas.TopicSignalMinutes, schemas.TopicTrades, schemas.TopicSignalChanges,
+	schemas.TopicPositioning, schemas.TopicPredictionMarkets}
+
 // SinkParquet consumes mi.candles.v1, mi.signal-minutes.v1, mi.trades.v1,
 // mi.signal-changes.v1 and the positioning side topics mi.positioning.v1
 // and mi.prediction-markets.v1 (read committed, in a consumer group) and writes
@@ -107,8 +111,7 @@ func SinkParquet(ctx context.Context, cfg ParquetSinkConfig) error {
 	cl, err = kgo.NewClient(append(opts,
 		kgo.SeedBrokers(cfg.Brokers...),
 		kgo.ConsumerGroup(cfg.Group),
-		kgo.ConsumeTopics(schemas.TopicCandles, schemas.TopicSignalMinutes, schemas.TopicTrades, schemas.TopicSignalChanges,
-			schemas.TopicPositioning, schemas.TopicPredictionMarkets),
+		kgo.ConsumeTopics(ParquetTopics...),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
 		kgo.FetchMaxWait(250*time.Millisecond),

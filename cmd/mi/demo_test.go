@@ -47,7 +47,7 @@ func TestRunDemoPublishers(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- cmdRun(ctx, []string{"--source", "sim", "--demo-publishers", fx, "--data-dir", data, "--http-addr", httpAddr,
+		done <- cmdRun(ctx, "run", nil, []string{"--source", "sim", "--demo-publishers", fx, "--data-dir", data, "--http-addr", httpAddr,
 			"--kafka-listen", kafkaAddr, "--log-format", "json", "--news-alert-max-age", "-1s", "--news-retention", "87600h"})
 	}()
 	defer func() {
