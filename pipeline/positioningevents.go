@@ -32,7 +32,7 @@ type PositioningEventsConfig struct {
 }
 
 // Events returns the events the stage raises with cfg: the
-// ones to declare live (operators.SetLive) when it runs.
+// ones to register as live (operators.LiveEvents) when it runs.
 func (cfg PositioningEventsConfig) Events() []string {
 	var out []string
 	if cfg.Funding {

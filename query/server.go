@@ -14,6 +14,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/marketintel/mi/operators"
 	"github.com/marketintel/mi/pipeline/sources/token"
 	tokenroutes "github.com/marketintel/mi/query/token"
 	"log/slog"
@@ -74,6 +75,10 @@ type Deps struct {
 	// routes manage (query/subscriptions). Nil answers 404 (unavailable)
 	// on those routes.
 	Alerts *alerts.Dispatcher
+	// Events are the alert events whose detector runs in this instance
+	// (the stages register them): the only events an alert subscription
+	// may name, marked live in /coverage. Nil: none.
+	Events *operators.LiveEvents
 
 	// Freshness is the health registry of the polled sources and chain
 	// readers (one per process, shared by every source: sources.Config.Env)
@@ -173,7 +178,7 @@ func (s *Server) table() []api.Operation {
 	ops := s.live.Operations()
 	ops = append(ops, s.operations()...)
 	ops = append(ops, history.NewRoutes(s.d.History, s.d.Now).Operations()...)
-	ops = append(ops, subscriptions.New(s.d.Alerts).Operations()...)
+	ops = append(ops, subscriptions.New(s.d.Alerts, s.d.Events).Operations()...)
 	ops = append(ops, paywall.NewCredits(s.d.Ledger, s.d.Now, s.d.Logger).Operations()...)
 	ops = append(ops, news.New(s.d.News).Operations()...)
 	ops = append(ops, sec.NewRoutes(s.d.SEC).Operations()...)

@@ -292,16 +292,28 @@ func cmdRun(ctx context.Context, name string, fixed []string, args []string) (er
 		return err
 	}
 	defer setup.close()
-	nv, newsStage, err := newsWiring(ctx, setup, *dataDir, *newsRetention, *newsMaxAge, log) // news.go
+	// The alert events whose detector runs: each stage that runs one
+	// registers its events as it is wired (docs/alerts.md, "Live events").
+	// In a split deployment (--roles, mi serve) an API instance sells the
+	// events the deployment's processing and sink roles detect with the same
+	// sources file (docs/deploy.md).
+	liveEvents := operators.NewLiveEvents()
+	if has("process") || api {
+		liveEvents.Register("signals", operators.SignalAlertEvents...) // pipeline/process.go
+	}
+	newsEvents := liveEvents
+	if !has("news") && !api {
+		newsEvents = operators.NewLiveEvents() // the news stage runs elsewhere
+	}
+	nv, newsStage, err := newsWiring(ctx, setup, *dataDir, *newsRetention, *newsMaxAge, newsEvents, log) // news.go
 	if err != nil {
 		return err
 	}
-	if newsStage != nil {
-		operators.SetLive(operators.AlertNews, operators.AlertSECFiling)
-	}
+	// The positioning event stage (role events) runs funding_extreme and
+	// prediction_market_move when their sources are configured.
 	posEvents := positioningEvents(setup) // positioning.go
-	if posEvents != nil {
-		operators.SetLive(posEvents.Events()...)
+	if posEvents != nil && (has("events") || api) {
+		liveEvents.Register("positioning", posEvents.Events()...) // pipeline/positioningevents.go
 	}
 	scfg, err := sources.LoadConfig(*sourcesConfig)
 	if err != nil {
@@ -341,7 +353,7 @@ func cmdRun(ctx context.Context, name string, fixed []string, args []string) (er
 			}
 			defer closeChains()
 			srv = query.New(query.Deps{Views: v, Stats: stats, Version: version, Logger: log, Paywall: paywall, Ledger: store, Liquidity: lv,
-				Alerts: alertsD, History: hs, Token: tokens, SEC: secSvc, News: nv, Freshness: freshness, Rates: rv, Positioning: pv})
+				Alerts: alertsD, Events: liveEvents, History: hs, Token: tokens, SEC: secSvc, News: nv, Freshness: freshness, Rates: rv, Positioning: pv})
 			viewsReady = make(chan struct{})
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/marketintel/mi/operators"
 	"github.com/marketintel/mi/operators/newsclass"
 	"github.com/marketintel/mi/pipeline"
 	"github.com/marketintel/mi/pipeline/sidetopic"
@@ -25,12 +26,12 @@ const tickersTimeout = 20 * time.Second
 // "news" entry; nil, nil otherwise. The classifier's dictionary is the
 // symbol registry's coins and SEC's ticker file, read through the edgar
 // client (cached under <data>/edgar-cache).
-func newsWiring(ctx context.Context, live *liveSetup, dataDir string, retention, alertMaxAge time.Duration, log *slog.Logger) (*newsview.View, *pipeline.NewsConfig, error) {
-	if live == nil {
+func newsWiring(ctx context.Context, setup *liveSetup, dataDir string, retention, alertMaxAge time.Duration, live *operators.LiveEvents, log *slog.Logger) (*newsview.View, *pipeline.NewsConfig, error) {
+	if setup == nil {
 		return nil, nil, nil // the live sources are off (see loadLive)
 	}
 	var nc *newsfeed.Config
-	for _, sc := range live.cfg.Sources {
+	for _, sc := range setup.cfg.Sources {
 		if sc.Kind == newsfeed.Kind && !sc.Disabled {
 			var c newsfeed.Config
 			if err := sc.Decode(&c); err != nil {
@@ -51,7 +52,7 @@ func newsWiring(ctx context.Context, live *liveSetup, dataDir string, retention,
 	// Through the process's polite client: its User-Agent and its sec.gov
 	// bucket, shared with the news source's EDGAR reads.
 	www := cmp.Or(ep.WWW, edgar.DefaultEndpoints.WWW)
-	ec, err := edgar.New(edgar.Config{Endpoints: ep, HTTP: poll.ClientOf(live.env), Health: live.env.Registry.Register("sec:edgar", "filings", www),
+	ec, err := edgar.New(edgar.Config{Endpoints: ep, HTTP: poll.ClientOf(setup.env), Health: setup.env.Registry.Register("sec:edgar", "filings", www),
 		CacheDir: filepath.Join(dataDir, "edgar-cache"), Logger: log})
 	if err == nil {
 		tctx, cancel := context.WithTimeout(ctx, tickersTimeout)
@@ -66,6 +67,12 @@ func newsWiring(ctx context.Context, live *liveSetup, dataDir string, retention,
 		log.Warn("news: SEC's ticker file is not available; US issuers are recognized by filings only until a restart", "err", err)
 	}
 	dict := newsclass.NewDictionary(newsfeed.Coins(), issuers)
+	// The news stage runs the news detector (pipeline/news.go): news from
+	// the feeds, sec_filing only when the source reads EDGAR's filings.
+	live.Register("news", operators.AlertNews)
+	if nc.Filings == nil || !nc.Filings.Disabled {
+		live.Register("news", operators.AlertSECFiling)
+	}
 	return newsview.New(dict, retention), &pipeline.NewsConfig{Dictionary: dict, AlertMaxAge: alertMaxAge, Logger: log}, nil
 }
 
