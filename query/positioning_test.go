@@ -89,12 +89,11 @@ func TestPositioningRoute(t *testing.T) {
 	clk := clock.NewFake(time.Date(2026, 11, 26, 10, 0, 30, 0, time.UTC))
 	pv := positioningViewOfCaptures(t, clk)
 	spot := views.New()
-	// A spot document of ETHUSD (no perp of ETH in the Binance/Bybit
-	// captures' symbols, but Hyperliquid lists ETH) and of a spot-only
-	// symbol.
+	// A spot document of ETHUSD (Hyperliquid lists ETH) and of SPY, which
+	// no perp of the captures lists.
 	spotAt := clk.Now().Add(-2 * time.Minute)
 	spot.Apply(&schemas.IntelligenceDocument{Symbol: "ETHUSD", Window: "5m", TimestampNs: spotAt.UnixNano(), Price: 2500, Volume: 1.5e6, BuyPressure: 0.61, Signal: "BUY_PRESSURE"})
-	spot.Apply(&schemas.IntelligenceDocument{Symbol: "SPOTONLY", Window: "5m", TimestampNs: spotAt.UnixNano(), Price: 1, Volume: 1000, BuyPressure: 0.5, Signal: "NEUTRAL"})
+	spot.Apply(&schemas.IntelligenceDocument{Symbol: "SPY", Window: "5m", TimestampNs: spotAt.UnixNano(), Price: 1, Volume: 1000, BuyPressure: 0.5, Signal: "NEUTRAL"})
 	s := New(Deps{Version: "0.1.0-test", Now: clk.Now, Views: spot, Positioning: pv})
 	_, _, doc := querytest.Do(t, s.App(), http.MethodGet, openapi.Path)
 	f := querytest.NewOpenAPI(t, []byte(doc), s.App())
@@ -157,18 +156,26 @@ func TestPositioningRoute(t *testing.T) {
 	if eth.SpotFlow == nil || eth.SpotFlow.BuyPressure != 0.61 || eth.SpotFlow.AgeSeconds != 120 || eth.Coverage.Partial || len(eth.Venues) == 0 {
 		t.Fatalf("ETHUSD %+v", eth)
 	}
-	// Spot only: a partial answer without venues.
+	// Spot only (SPY: no perp in the captures): a partial answer without
+	// venues.
 	var so views.PositioningAnswer
-	get("/api/v1/intelligence/positioning/SPOTONLY", 200, &so)
+	get("/api/v1/intelligence/positioning/SPY", 200, &so)
 	if len(so.Venues) != 0 || so.SpotFlow == nil || !so.Coverage.Partial || so.Totals != nil {
 		t.Fatalf("SPOTONLY %+v", so)
 	}
-	// Neither perp nor spot: 404, not charged.
-	if body := get("/api/v1/intelligence/positioning/NOSUCHUSD", 404, nil); body != `{"error":"no_data","message":"no perp or spot data for NOSUCHUSD","charged":false}` {
+	// A covered symbol with neither perp nor spot: 404 no_data, not
+	// charged. A path segment that names no symbol is no route (404
+	// not_found, api.Symbol).
+	if body := get("/api/v1/intelligence/positioning/QQQ", 404, nil); body != `{"error":"no_data","message":"no perp or spot data for QQQ","charged":false}` {
 		t.Fatal(body)
 	}
-	if body := get("/api/v1/intelligence/positioning/BTC$USD", 400, nil); !strings.Contains(body, `"parameter":"symbol"`) {
+	if body := get("/api/v1/intelligence/positioning/NOSUCHUSD", 404, nil); !strings.Contains(body, `"error":"no_data"`) {
 		t.Fatal(body)
+	}
+	// (No route: not an answer of the operation, so not validated
+	// against its responses.)
+	if _, resp, body := f.Send(t, http.MethodGet, "/api/v1/intelligence/positioning/BTC$USD"); resp.StatusCode != 404 || !strings.Contains(string(body), `"error":"not_found"`) {
+		t.Fatalf("%d %s", resp.StatusCode, body)
 	}
 	// A server without the view: 404.
 	f.App = New(Deps{Version: "0.1.0-test", Now: clk.Now}).App()
