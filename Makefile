@@ -26,9 +26,17 @@ build:
 run: build
 	./$(BIN) run --data-dir $(DATA_DIR) --http-addr $(HTTP_ADDR) --kafka-listen $(KAFKA_ADDR)
 
-# Offline demo on the seeded market simulator.
+# The shared fixtures (real captures), beside the project.
+FIXTURES  ?= ../shared/fixtures
+
+# Offline demo: the seeded market simulator for trades, and the real
+# captures of $(FIXTURES) replayed at the publishers' paths for news, SEC,
+# rates and positioning (docs/demo.md). The captures are old: the news and
+# positioning alerts take them although they were read long after
+# publication.
 demo: build
-	./$(BIN) run --source sim --data-dir ./data-demo --http-addr $(HTTP_ADDR) --kafka-listen $(KAFKA_ADDR) --dev-chain 127.0.0.1:8545
+	./$(BIN) run --source sim --demo-publishers $(FIXTURES) --data-dir ./data-demo --http-addr $(HTTP_ADDR) \
+		--kafka-listen $(KAFKA_ADDR) --dev-chain 127.0.0.1:8545 --news-retention 87600h --news-alert-max-age -1s
 
 # Installs the Debian tools the interoperability tests use when missing, then
 # runs every test (unit, fuzz seeds, kill-and-restart, kcat, real data). One

@@ -54,11 +54,12 @@ const ParquetGroup = "mi-parquet"
 
 // ParquetTopics are the topics the Parquet sink consumes.
 var ParquetTopics = []string{schemas.TopicCandles, schemas.TopicSignalMinutes, schemas.TopicTrades, schemas.TopicSignalChanges,
-	schemas.TopicStablecoins, schemas.TopicTokenRisk}
+	schemas.TopicStablecoins, schemas.TopicTokenRisk, schemas.TopicPositioning, schemas.TopicPredictionMarkets}
 
 // SinkParquet consumes mi.candles.v1, mi.signal-minutes.v1, mi.trades.v1,
-// mi.signal-changes.v1 and the token watches' mi.stablecoins.v1 and
-// mi.token-risk.v1 (read committed, in a consumer group) and writes
+// mi.signal-changes.v1, the token watches' mi.stablecoins.v1 and
+// mi.token-risk.v1 and the positioning side topics mi.positioning.v1 and
+// mi.prediction-markets.v1 (read committed, in a consumer group) and writes
 // the history datasets under cfg.DataDir through a parquet Sink until ctx
 // ends. None of them is compacted, so what it writes does not depend on how
 // far it lags behind the operators (the compacted mi.signals.v1 keeps only
@@ -145,6 +146,8 @@ func SinkParquet(ctx context.Context, cfg ParquetSinkConfig) error {
 		ch     schemas.SignalChange
 		sq     schemas.StablecoinQuote
 		tro    schemas.TokenRiskObservation
+		ps     schemas.PerpSnapshot
+		pq     schemas.PredictionQuote
 		intern schemas.Interner
 	)
 	last := time.Now()
@@ -204,6 +207,22 @@ func SinkParquet(ctx context.Context, cfg ParquetSinkConfig) error {
 				tro.Reset()
 				if err = proto.Unmarshal(r.Value, &tro); err == nil {
 					err = sink.AddTokenRiskObservation(&tro)
+				}
+			case schemas.TopicPositioning:
+				if string(r.Key) == SentinelKey {
+					return
+				}
+				ps.Reset()
+				if err = proto.Unmarshal(r.Value, &ps); err == nil {
+					err = sink.AddPerpSnapshot(&ps)
+				}
+			case schemas.TopicPredictionMarkets:
+				if string(r.Key) == SentinelKey {
+					return
+				}
+				pq.Reset()
+				if err = proto.Unmarshal(r.Value, &pq); err == nil {
+					err = sink.AddPredictionQuote(&pq)
 				}
 			}
 			if err != nil {

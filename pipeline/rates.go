@@ -1,12 +1,14 @@
 package pipeline
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"strings"
 	"time"
 
 	"github.com/marketintel/mi/pipeline/sidetopic"
+	"github.com/marketintel/mi/pipeline/sources"
 	"github.com/marketintel/mi/pipeline/sources/aave"
 	"github.com/marketintel/mi/pipeline/sources/nyfed"
 	"github.com/marketintel/mi/pipeline/sources/tokenfunds"
@@ -15,21 +17,64 @@ import (
 	"github.com/marketintel/mi/sinks/ratesview"
 )
 
-// RatesView returns the rates view (docs/rates.md) of the default lending
-// reserves (aave.Reserves) and tokenized funds (tokenfunds.Funds), carrying
-// the New York Fed's notice in operator's name, and its side view on
-// mi.rates.v1 for RunConfig.SideViews.
-func RatesView(operator string) (*ratesview.View, SideView) {
-	cfg := ratesview.Config{Notice: nyfed.Notice(operator), NoticeURL: nyfed.TermsURL}
-	for _, r := range aave.Reserves {
-		cfg.Reserves = append(cfg.Reserves, ratesview.Reserve{Protocol: aave.Protocol, Chain: r.Chain, ChainID: r.ChainID,
+// RatesView returns the rates view (docs/rates.md) of the lending
+// reserves and tokenized funds the sources configuration cfg reads (its
+// enabled aave-v3 and tokenfunds entries), carrying the New York Fed's
+// notice in operator's name, and its side view on mi.rates.v1 for
+// RunConfig.SideViews. Without such entries (or a nil cfg) the view shows
+// the defaults, aave.Reserves and tokenfunds.Funds: an API instance that
+// reads no source still answers for what the cluster's sources read by
+// default.
+func RatesView(operator string, cfg *sources.Config) (*ratesview.View, SideView, error) {
+	vc := ratesview.Config{Notice: nyfed.Notice(operator), NoticeURL: nyfed.TermsURL}
+	reserves, funds := aave.Reserves, tokenfunds.Funds
+	if cfg != nil {
+		var rs []aave.Reserve
+		var fs []tokenfunds.Fund
+		seenFunds := false
+		for _, sc := range cfg.Sources {
+			if sc.Disabled {
+				continue
+			}
+			switch sc.Kind {
+			case "aave-v3":
+				var c aave.Config
+				if err := sc.Decode(&c); err != nil {
+					return nil, SideView{}, err
+				}
+				r, err := aave.ResolveReserves(c.Reserves)
+				if err != nil {
+					return nil, SideView{}, err
+				}
+				rs = append(rs, r...)
+			case "tokenfunds":
+				var c tokenfunds.Config
+				if err := sc.Decode(&c); err != nil {
+					return nil, SideView{}, err
+				}
+				f, err := tokenfunds.ResolveFunds(cmp.Or(c.Chain, "ethereum"), c.Funds)
+				if err != nil {
+					return nil, SideView{}, err
+				}
+				fs, seenFunds = append(fs, f...), true
+			}
+		}
+		if rs != nil {
+			reserves = rs
+		}
+		if seenFunds {
+			funds = fs
+		}
+	}
+	for _, r := range reserves {
+		vc.Reserves = append(vc.Reserves, ratesview.Reserve{Protocol: aave.Protocol, Chain: r.Chain, ChainID: r.ChainID,
 			Pool: strings.ToLower(r.Pool.Hex()), Asset: strings.ToLower(r.Asset.Hex()), Symbol: r.Symbol})
 	}
-	for _, f := range tokenfunds.Funds {
-		cfg.Funds = append(cfg.Funds, ratesview.Fund{Symbol: f.Symbol, Name: f.Name, Issuer: f.Issuer, Chain: f.Chain, Token: strings.ToLower(f.Token.Hex())})
+	for _, f := range funds {
+		vc.Funds = append(vc.Funds, ratesview.Fund{Symbol: f.Symbol, Name: f.Name, Issuer: f.Issuer, Chain: f.Chain, Token: strings.ToLower(f.Token.Hex())})
 	}
-	v := ratesview.New(cfg)
-	return v, ViewOf(sidetopic.Rates, v.Apply)
+	v := ratesview.New(vc)
+	return v, ViewOf(sidetopic.Rates, v.Apply), nil
 }
 
 // RatesFilesGroup is the consumer group of the rates Parquet files.

@@ -8,18 +8,17 @@ import (
 	"log/slog"
 	"math/big"
 	"net/http/httptest"
-	"net/url"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/common/hexutil"
 
 	"github.com/marketintel/mi/datasets"
 	"github.com/marketintel/mi/internal/fixtures"
 	"github.com/marketintel/mi/internal/pubreplay"
+	"github.com/marketintel/mi/internal/ratesreplay"
 	"github.com/marketintel/mi/pipeline/sources"
 	"github.com/marketintel/mi/pipeline/sources/aave"
 	"github.com/marketintel/mi/pipeline/sources/aave/aavetest"
@@ -32,20 +31,10 @@ import (
 )
 
 // ratesFixtureServer serves the real rates captures at their publishers'
-// paths.
+// paths (ratesreplay).
 func ratesFixtureServer(t *testing.T) *httptest.Server {
 	t.Helper()
-	fx := func(rel string) string { return fixtures.Path(t, rel) }
-	srv, err := pubreplay.New([]pubreplay.Route{
-		{Path: "/resource-center/data-chart-center/interest-rates/daily-treasury-rates.csv/2024/all", File: fx("treasury/daily_treasury_par_yield_curve_2024_asPublished.csv")},
-		{Path: "/graph/fredgraph.csv", Query: url.Values{"id": {"DFII10"}}, File: fx("rates/fred_DFII10_real_yield_2003-01-02_2024-07-30.csv")},
-		{Path: "/fred/series/observations", Query: url.Values{"series_id": {"ECBESTRVOLWGTTRMDMNRT"}}, File: fx("rates/fred_ECBESTRVOLWGTTRMDMNRT_estr_2024-06-03_2024-06-06.json")},
-		{Path: "/fred/series/observations", Query: url.Values{"series_id": {"ECBESTRTOTVOL"}}, File: fx("rates/fred_ECBESTRTOTVOL_estr_total_volume_2024-06-03_2024-06-06.json")},
-		{Path: "/api/rates/secured/sofr/last/60.json", File: fx("rates/nyfed_sofr_search_2024-06-01_2024-06-06.json")},
-		{Path: "/api/rates/unsecured/effr/last/60.json", File: fx("rates/nyfed_effr_search_2023-01-01_2023-06-06.json")},
-		{Path: "/services/api/fiscal_service/v1/accounting/od/auctions_query", File: fx("treasury/fiscaldata_auctions_query_bills_2026-01.json")},
-		{Path: "/services/api/fiscal_service/v1/accounting/od/upcoming_auctions", File: fx("treasury/fiscaldata_upcoming_auctions_recorded_2026-07-16.json")},
-	})
+	srv, err := pubreplay.New(ratesreplay.Routes(fixtures.Dir(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,13 +55,7 @@ func ratesChain(t *testing.T) (c *chaintest.Chain, pool common.Address, tokens m
 		t.Fatal(err)
 	}
 	pool = c.Deploy(t, owner, art)
-	var resp struct {
-		Result hexutil.Bytes `json:"result"`
-	}
-	if err := json.Unmarshal(readFixture(t, "defi/aave_v3_polygon_Pool_getReserveData_WETH_eth_call_response_2023-02-12.json"), &resp); err != nil {
-		t.Fatal(err)
-	}
-	d, err := aave.DecodeReserveData(resp.Result)
+	_, d, err := ratesreplay.Reserve(fixtures.Dir(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +143,7 @@ func TestRatesPathEndToEnd(t *testing.T) {
 	const want = 196 + 275 + 4 + 4 + 108 + 25 + 90 + 1 + 5
 
 	follow := func() *ratesview.View {
-		v, sv := RatesView("Example Markets")
+		v, sv, _ := RatesView("Example Markets", nil)
 		go func() { _ = FollowSide(ctx, brokers, []SideView{sv}, quiet, nil) }()
 		for v.Applied() < want {
 			if ctx.Err() != nil {

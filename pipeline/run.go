@@ -52,7 +52,8 @@ type RunConfig struct {
 	// Roles to run; all when empty: "ingest", "process", "views", "parquet"
 	// (the Parquet sink, when DataDir is set), "news" (the news stage, when
 	// News is set), "alerts" (here: the token watches, SideSources and
-	// SideEvents; the alert outbox and dispatcher run beside Run).
+	// SideEvents; the alert outbox and dispatcher run beside Run), "events"
+	// (the positioning event stage, when PositioningEvents is set).
 	Roles []string
 	Views *views.Views
 	// SideViews are the views of side topics this instance serves (built
@@ -84,6 +85,10 @@ type RunConfig struct {
 	// alert store): ingested like Live, but with the alerts role.
 	SideEvents  []SideDetector
 	SideSources []sources.Source
+	// PositioningEvents, when set, configures the positioning event stage
+	// (RunPositioningEvents: funding_extreme, prediction_market_move);
+	// Brokers is filled in by Run.
+	PositioningEvents *PositioningEventsConfig
 }
 
 // Run runs the configured roles until ctx ends or one of them fails. Finite
@@ -207,6 +212,16 @@ func Run(ctx context.Context, cfg RunConfig) error {
 	if has("alerts") && len(cfg.SideEvents) > 0 {
 		g.Go(func() error {
 			return RunSideEvents(gctx, SideEventsConfig{Brokers: brokers, Detectors: cfg.SideEvents, InstanceID: cfg.InstanceID, TxnSuffix: txnSuffix, Logger: log})
+		})
+	}
+	if has("events") && cfg.PositioningEvents != nil {
+		g.Go(func() error {
+			pc := *cfg.PositioningEvents
+			pc.Brokers = brokers
+			if pc.Logger == nil {
+				pc.Logger = log
+			}
+			return RunPositioningEvents(gctx, pc)
 		})
 	}
 	if has("parquet") && cfg.DataDir != "" {

@@ -58,6 +58,11 @@ func TestCoverageRoute(t *testing.T) {
 			t.Fatalf("tool %s of spec §4.8 is not in /coverage: %+v", name, got.Tools)
 		}
 	}
+	for _, name := range []string{"get_treasury_curve", "get_defi_rate_spread", "get_tokenized_treasuries", "get_treasury_auctions"} {
+		if !tools[name].Available || tools[name].PriceMicroUSD == 0 {
+			t.Fatalf("tool %s: %+v", name, tools[name])
+		}
+	}
 	if !tools["get_symbol_intelligence"].Available ||
 		tools["get_symbol_intelligence"].PriceMicroUSD != priceIntelligenceSymbol || tools["pre_trade_check"].Available ||
 		tools["pre_trade_check"].NotAvailableBy == "" || !tools["get_data_coverage"].Available || tools["get_data_coverage"].PriceMicroUSD != 0 ||

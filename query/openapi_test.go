@@ -20,6 +20,7 @@ import (
 	"github.com/pb33f/libopenapi-validator/schema_validation"
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
 
+	"github.com/marketintel/mi/pipeline/sources"
 	"github.com/marketintel/mi/pipeline/stats"
 	"github.com/marketintel/mi/query/api"
 	"github.com/marketintel/mi/query/openapi"
@@ -338,6 +339,20 @@ func TestOpenAPILiveResponses(t *testing.T) {
 	g.app = newTestServer(nil, nil).App()
 	req, resp, body := g.send(t, http.MethodGet, "/status")
 	if ok, errs := f.v.ValidateHttpResponse(req, resp); !ok {
+		t.Fatalf("GET /status %s:%s", body, describeErrors(errs))
+	}
+	// Status with freshness: a chain that answered, a source failing.
+	reg := sources.NewRegistry(nil, nil)
+	h := reg.Register("chain:base", "chain", "https://base.example")
+	h.Attempt()
+	h.Success(time.Now())
+	h = reg.Register("news:rss:coindesk", "news", "https://www.coindesk.com/arc/outboundfeeds/rss/")
+	h.SetMaxAge(time.Hour)
+	h.Attempt()
+	h.Failure(errors.New("offline"))
+	g.app = New(Deps{Version: "0.1.0-test", Now: func() time.Time { return testNow }, Freshness: reg}).App()
+	req, resp, body = g.send(t, http.MethodGet, "/status")
+	if ok, errs := f.v.ValidateHttpResponse(req, resp); !ok || !strings.Contains(string(body), `"chain:base"`) {
 		t.Fatalf("GET /status %s:%s", body, describeErrors(errs))
 	}
 	// No data at all: coveredSymbols is [].

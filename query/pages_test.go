@@ -69,8 +69,8 @@ func TestPagesShareTheirPaths(t *testing.T) {
 }
 
 // TestStatusFeeds: /status lists the freshness of the chain readers and
-// polled sources as "feeds", and the status page shows them as a table
-// with their ages and states.
+// polled sources under "freshness" (chains apart from the others), and the
+// status page shows each list as a table with their ages and states.
 func TestStatusFeeds(t *testing.T) {
 	clk := clock.NewFake(testNow)
 	reg := sources.NewRegistry(nil, clk)
@@ -81,28 +81,29 @@ func TestStatusFeeds(t *testing.T) {
 	bad.Attempt()
 	bad.Failure(errors.New("dial tcp: connection refused"))
 	clk.Advance(90 * time.Second)
-	s := New(Deps{Views: views.New(), Now: func() time.Time { return testNow.Add(90 * time.Second) }, Feeds: reg.Snapshot})
+	s := New(Deps{Views: views.New(), Now: func() time.Time { return testNow.Add(90 * time.Second) }, Freshness: reg})
 	_, _, body := get(t, s, "/status", "")
+	type feed struct {
+		Name, State         string
+		Stale               bool
+		AgeMs, DataAgeMs    *int64
+		ConsecutiveFailures int
+		Error               *string
+	}
 	var st struct {
-		Feeds []struct {
-			Name, State         string
-			Stale               bool
-			AgeMs, DataAgeMs    *int64
-			ConsecutiveFailures int
-			LastError           *string
-		}
+		Freshness struct{ Chains, Sources []feed }
 	}
 	if err := json.Unmarshal(body, &st); err != nil {
 		t.Fatal(err)
 	}
-	f := st.Feeds
-	if len(f) != 2 || f[0].Name != "chain:base" || f[0].State != "ok" || f[0].AgeMs == nil || *f[0].AgeMs != 90_000 ||
+	f := append(st.Freshness.Chains, st.Freshness.Sources...)
+	if len(st.Freshness.Chains) != 1 || len(f) != 2 || f[0].Name != "chain:base" || f[0].State != "ok" || f[0].AgeMs == nil || *f[0].AgeMs != 90_000 ||
 		*f[0].DataAgeMs != 102_000 || f[1].State != "failing" || !f[1].Stale || f[1].ConsecutiveFailures != 1 ||
-		f[1].LastError == nil || f[1].AgeMs != nil {
-		t.Fatalf("feeds %s", body)
+		f[1].Error == nil || f[1].AgeMs != nil {
+		t.Fatalf("freshness %s", body)
 	}
 	_, _, page := get(t, s, "/status", browserAccept)
-	for _, want := range []string{`data-table="feeds"`, `data-row="chain:base"`, `data-row="rates:treasury-par"`, "1 min", "failing"} {
+	for _, want := range []string{`data-table="freshness.chains"`, `data-table="freshness.sources"`, `data-row="chain:base"`, `data-row="rates:treasury-par"`, "1 min", "failing"} {
 		if !strings.Contains(string(page), want) {
 			t.Fatalf("status page without %q", want)
 		}

@@ -38,11 +38,14 @@ import (
 	"github.com/marketintel/mi/query/paywall"
 	"github.com/marketintel/mi/query/paywall/checkout"
 	"github.com/marketintel/mi/query/paywall/ledger"
+	"github.com/marketintel/mi/query/positioning"
+	"github.com/marketintel/mi/query/rates"
 	"github.com/marketintel/mi/query/sec"
 	"github.com/marketintel/mi/query/subscriptions"
 	"github.com/marketintel/mi/query/web"
 	"github.com/marketintel/mi/sinks/alerts"
 	"github.com/marketintel/mi/sinks/newsview"
+	"github.com/marketintel/mi/sinks/ratesview"
 	"github.com/marketintel/mi/sinks/views"
 )
 
@@ -81,6 +84,19 @@ type Deps struct {
 	// may name, marked live in /coverage. Nil: none.
 	Events *operators.LiveEvents
 
+	// Freshness is the health registry of the polled sources and chain
+	// readers (one per process, shared by every source: sources.Config.Env)
+	// that /status shows; nil shows none.
+	Freshness *sources.Registry
+
+	// Rates is the rates view (sinks/ratesview, followed from
+	// mi.rates.v1); nil answers the rates routes 404 no_data.
+	Rates *ratesview.View
+
+	// Positioning is the perp positioning view (sinks/views, followed
+	// from mi.positioning.v1); nil answers its route 404 no_data.
+	Positioning *views.Positioning
+
 	// History reads the Parquet history (candles, datasets, query,
 	// backtest, track record; docs/history.md). Nil answers those routes
 	// 404 no_data.
@@ -98,11 +114,6 @@ type Deps struct {
 	// Token reads token flows and risk reports from the chains
 	// (pipeline/sources/token, docs/token.md). Nil answers those routes 503.
 	Token *token.Reader
-
-	// Feeds returns the freshness of the polled sources and chain readers
-	// of this process (a pipeline/sources Registry's Snapshot), listed by
-	// /status as "feeds"; nil lists none.
-	Feeds func() []sources.Freshness
 
 	// Checkout sells the credit packs by card (docs/checkout.md); nil
 	// answers its routes 404 (card checkout off).
@@ -180,6 +191,8 @@ func (s *Server) table() []api.Operation {
 	ops = append(ops, news.New(s.d.News).Operations()...)
 	ops = append(ops, sec.NewRoutes(s.d.SEC).Operations()...)
 	ops = append(ops, tokenroutes.New(s.d.Token).Operations()...)
+	ops = append(ops, rates.New(s.d.Rates, s.d.Now).Operations()...)
+	ops = append(ops, positioning.New(s.d.Positioning, s.d.Views, s.d.Now).Operations()...)
 	card := s.d.Checkout
 	if card == nil {
 		card = checkout.Off()

@@ -7,9 +7,12 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gofiber/fiber/v3"
 
+	"github.com/marketintel/mi/pipeline/sources"
+	"github.com/marketintel/mi/pipeline/sources/clock"
 	"github.com/marketintel/mi/pipeline/stats"
 	"github.com/marketintel/mi/query/api"
 )
@@ -24,7 +27,7 @@ func TestStatus(t *testing.T) {
 		}
 	}
 	const views = `"views":{"documents":3,"symbols":2,"windows":{"15m":0,"1m":1,"5m":2}}`
-	f(nil, `{"service":"mi","version":"0.1.0-test","generatedAt":"2024-08-08T12:00:00.000Z","sources":[],"feeds":[],"deadLetters":{},`+views+`,"operators":null}`)
+	f(nil, `{"service":"mi","version":"0.1.0-test","generatedAt":"2024-08-08T12:00:00.000Z","sources":[],"deadLetters":{},`+views+`,"operators":null,"freshness":{"chains":[],"sources":[]}}`)
 
 	st := stats.New()
 	st.SetState("replay:b", "running", nil)
@@ -41,13 +44,44 @@ func TestStatus(t *testing.T) {
 		`{"source":"replay:b","state":"running","trades":2,"rejected":1,"lastEventAt":"2024-08-08T11:59:57.000Z","lastIngestAt":"2024-08-08T11:59:58.750Z","freshnessMs":1250,"reconnects":0,"error":null,"lagMs":2750,"gaps":0,"lastGap":null},`+
 		`{"source":"ws:a","state":"failed","trades":0,"rejected":0,"lastEventAt":null,"lastIngestAt":null,"freshnessMs":null,"reconnects":2,"error":"cannot dial","lagMs":null,"gaps":1,"lastGap":"disconnected"},`+
 		`{"source":"ws:future","state":"starting","trades":1,"rejected":0,"lastEventAt":"2024-08-08T12:00:00.000Z","lastIngestAt":"2024-08-08T12:00:01.000Z","freshnessMs":0,"reconnects":0,"error":null,"lagMs":1000,"gaps":0,"lastGap":null}],`+
-		`"feeds":[],"deadLetters":{"bad price":1,"late":1},`+views+`,"operators":null}`)
+		`"deadLetters":{"bad price":1,"late":1},`+views+`,"operators":null,"freshness":{"chains":[],"sources":[]}}`)
 
 	proc := fixedOps{Trades: 10, Candles: 2, Transactions: 1}
 	st = stats.New()
 	st.AttachOperators(proc)
-	f(st, `{"service":"mi","version":"0.1.0-test","generatedAt":"2024-08-08T12:00:00.000Z","sources":[],"feeds":[],"deadLetters":{},`+views+
-		`,"operators":{"trades":10,"gaps":0,"candles":2,"documents":0,"signalChanges":0,"rejected":0,"transactions":1,"aborts":0,"restores":0}}`)
+	f(st, `{"service":"mi","version":"0.1.0-test","generatedAt":"2024-08-08T12:00:00.000Z","sources":[],"deadLetters":{},`+views+
+		`,"operators":{"trades":10,"gaps":0,"candles":2,"documents":0,"signalChanges":0,"rejected":0,"transactions":1,"aborts":0,"restores":0},"freshness":{"chains":[],"sources":[]}}`)
+}
+
+// /status shows the freshness registry of the polled sources and chain
+// readers: chains apart from the others, every time in the one format,
+// ages from the generation time, errors redacted.
+func TestStatusFreshness(t *testing.T) {
+	clk := clock.NewFake(testNow.Add(-10 * time.Minute))
+	reg := sources.NewRegistry(nil, clk)
+	eth := reg.Register("chain:ethereum", "chain", "https://eth.example/v2/abcdefghij0123456789XYZ")
+	eth.Attempt()
+	eth.Success(testNow.Add(-11 * time.Minute))
+	par := reg.Register("treasury:par", "rates", "https://home.treasury.gov/x")
+	par.SetMaxAge(time.Hour)
+	par.Attempt()
+	par.Failure(errors.New("cannot get https://home.treasury.gov/x: HTTP 503 Service Unavailable"))
+	reg.Register("poll:hyperliquid", "perps", "https://api.hyperliquid.xyz")
+	clk.Advance(10 * time.Minute)
+	s := New(Deps{Version: "0.1.0-test", Now: func() time.Time { return testNow }, Freshness: reg})
+	status, _, body := do(t, s.App(), http.MethodGet, "/status")
+	want := `"freshness":{"chains":[` +
+		`{"name":"chain:ethereum","kind":"chain","endpoint":"https://eth.example/v2/REDACTED","state":"ok","stale":false,` +
+		`"lastAttemptAt":"2024-08-08T11:50:00.000Z","lastSuccessAt":"2024-08-08T11:50:00.000Z","lastDataAt":"2024-08-08T11:49:00.000Z",` +
+		`"ageMs":600000,"dataAgeMs":660000,"maxAgeMs":null,"consecutiveFailures":0,"error":null,"errorAt":null}],"sources":[` +
+		`{"name":"poll:hyperliquid","kind":"perps","endpoint":"https://api.hyperliquid.xyz","state":"starting","stale":true,` +
+		`"lastAttemptAt":null,"lastSuccessAt":null,"lastDataAt":null,"ageMs":null,"dataAgeMs":null,"maxAgeMs":null,"consecutiveFailures":0,"error":null,"errorAt":null},` +
+		`{"name":"treasury:par","kind":"rates","endpoint":"https://home.treasury.gov/x","state":"failing","stale":true,` +
+		`"lastAttemptAt":"2024-08-08T11:50:00.000Z","lastSuccessAt":null,"lastDataAt":null,"ageMs":null,"dataAgeMs":null,"maxAgeMs":3600000,"consecutiveFailures":1,` +
+		`"error":"cannot get https://home.treasury.gov/x: HTTP 503 Service Unavailable","errorAt":"2024-08-08T11:50:00.000Z"}]}}`
+	if status != 200 || !strings.HasSuffix(body, want) {
+		t.Fatalf("GET /status:\ngot:  %s\nwant: …%s", body, want)
+	}
 }
 
 func TestHealthz(t *testing.T) {

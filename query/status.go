@@ -22,7 +22,6 @@ var (
 		{"version", schema.Described(schema.String, "Service version.")},
 		{"generatedAt", schema.DateTime},
 		{"sources", schema.Described(schema.Array(statusSourceSchema), "One entry per source, sorted by name.")},
-		{"feeds", schema.Described(schema.Array(statusFeedSchema), "The polled sources and chain readers of this process (chain:<name>, rates, news, ...), sorted by name; empty when none runs.")},
 		{"deadLetters", schema.Obj{{"description", "Rejected inputs by reason phrase."}, {"type", "object"},
 			{"additionalProperties", schema.Count}}},
 		{"views", schema.Object("Documents the live routes can serve.", schema.Obj{
@@ -32,6 +31,28 @@ var (
 		})},
 		{"operators", schema.Obj{{"description", "Operator loop counters since start; null when this process runs no operator loop."},
 			{"oneOf", []schema.Obj{{{"type", "null"}}, schema.Object("", countFields(stats.OperatorCounts{}))}}}},
+		{"freshness", schema.Object("Freshness of the polled publishers and the chain readers (spec §4.7: per chain and per news or filing source).", schema.Obj{
+			{"chains", schema.Described(schema.Array(freshnessSchema), "One entry per configured chain (chain:<name>), sorted by name.")},
+			{"sources", schema.Described(schema.Array(freshnessSchema), "One entry per polled source (rates, perps, news, filings), sorted by name.")},
+		})},
+	})}
+	nullableTime    = schema.Obj{{"type", []string{"string", "null"}}, {"format", "date-time"}}
+	nullableMs      = schema.Obj{{"type", []string{"integer", "null"}}, {"minimum", 0}}
+	freshnessSchema = schema.Named{Name: "StatusFreshness", Schema: schema.Object("Freshness of one polled source or chain.", schema.Obj{
+		{"name", schema.Described(schema.String, "e.g. treasury:par, poll:hyperliquid, news:rss:coindesk, chain:ethereum.")},
+		{"kind", schema.Described(schema.String, "rates, perps, news, filings, chain, ...")},
+		{"endpoint", schema.Described(schema.String, "Where it reads from, credentials redacted.")},
+		{"state", schema.Described(schema.Enum("starting", "ok", "failing"), "starting: no attempt finished yet; ok: the last attempt succeeded; failing: it failed.")},
+		{"stale", schema.Described(schema.Bool, "True unless the last attempt succeeded and the last success is within maxAgeMs.")},
+		{"lastAttemptAt", nullableTime},
+		{"lastSuccessAt", nullableTime},
+		{"lastDataAt", schema.Obj{{"description", "The publisher's own time of the newest data read (a curve's date, an item's publication, a block's time); null when it gives none."}, {"type", []string{"string", "null"}}, {"format", "date-time"}}},
+		{"ageMs", schema.Obj{{"description", "Generation time minus lastSuccessAt; null before the first success."}, {"type", []string{"integer", "null"}}, {"minimum", 0}}},
+		{"dataAgeMs", schema.Obj{{"description", "Generation time minus lastDataAt; null without one."}, {"type", []string{"integer", "null"}}, {"minimum", 0}}},
+		{"maxAgeMs", schema.Described(nullableMs, "Age of the last success beyond which the source is stale; null: only a failed attempt makes it stale.")},
+		{"consecutiveFailures", schema.Count},
+		{"error", schema.Obj{{"description", "The last failure, redacted; kept after a recovery."}, {"type", []string{"string", "null"}}}},
+		{"errorAt", nullableTime},
 	})}
 	statusSourceSchema = schema.Named{Name: "StatusSource", Schema: schema.Object("Ingestion state of one source.", schema.Obj{
 		{"source", schema.String},
@@ -48,19 +69,6 @@ var (
 		{"gaps", schema.Described(schema.Count, "Stretches the source could not deliver: disconnects, missed trade ids.")},
 		{"lastGap", schema.Obj{{"description", "The last gap's reason."}, {"type", []string{"string", "null"}}}},
 	})}
-	statusFeedSchema = schema.Named{Name: "StatusFeed", Schema: schema.Object("Freshness of one polled source or chain reader (docs/sources.md).", schema.Obj{
-		{"name", schema.Described(schema.String, "e.g. chain:base, rates:treasury-par.")},
-		{"kind", schema.Described(schema.String, "chain, rates, news, filings, perps, ...")},
-		{"endpoint", schema.Described(schema.String, "Where it reads from, secrets redacted.")},
-		{"state", schema.Described(schema.Enum("starting", "ok", "failing"), "starting: no attempt finished yet; ok: the last attempt succeeded; failing: it failed (retrying with backoff).")},
-		{"stale", schema.Described(schema.Bool, "True unless the last attempt succeeded within the source's maximum age.")},
-		{"lastSuccessAt", schema.NullableDateTime},
-		{"lastDataAt", schema.Described(schema.NullableDateTime, "The publisher's own time of the newest data read (a block's timestamp, a curve's date).")},
-		{"ageMs", schema.Obj{{"description", "Now minus lastSuccessAt."}, {"type", []string{"integer", "null"}}, {"minimum", 0}}},
-		{"dataAgeMs", schema.Obj{{"description", "Now minus lastDataAt."}, {"type", []string{"integer", "null"}}}},
-		{"consecutiveFailures", schema.Count},
-		{"lastError", schema.Obj{{"description", "The last failure, redacted; kept after a recovery."}, {"type", []string{"string", "null"}}}},
-	})}
 	healthzSchema = schema.Named{Name: "Healthz", Schema: schema.Object("Body of GET /healthz.", schema.Obj{{"status", schema.Const("ok")}})}
 )
 
@@ -68,7 +76,7 @@ var (
 func (s *Server) statusOperation() api.Operation {
 	return api.Operation{
 		Method: fiber.MethodGet, Path: "/status", ID: "getStatus", Free: true,
-		Summary:   "Ingestion state and freshness per source, dead letters and view counts.",
+		Summary:   "Ingestion state and freshness per source and per chain, dead letters and view counts.",
 		Responses: []api.Response{api.JSON(fiber.StatusOK, "Ingestion state per source, dead letters, views and operator counters.", statusSchema)},
 		NoTool:    "a free operational route for operators and monitors, not a market question",
 		Handler:   s.handleStatus,
@@ -97,11 +105,67 @@ type statusBody struct {
 	Version     string            `json:"version"`
 	GeneratedAt string            `json:"generatedAt"`
 	Sources     []statusSource    `json:"sources"`
-	Feeds       []statusFeed      `json:"feeds"`
 	DeadLetters map[string]uint64 `json:"deadLetters"`
 	Views       statusViews       `json:"views"`
 	// Operators is null when no operator loop runs in this process.
 	Operators *stats.OperatorCounts `json:"operators"`
+	Freshness statusFreshness       `json:"freshness"`
+}
+
+// statusFreshness is the registry of the polled sources and chain readers,
+// split into chains and the others.
+type statusFreshness struct {
+	Chains  []freshnessEntry `json:"chains"`
+	Sources []freshnessEntry `json:"sources"`
+}
+
+// freshnessEntry is one sources.Freshness. Pointer fields are null when
+// never.
+type freshnessEntry struct {
+	Name                string  `json:"name"`
+	Kind                string  `json:"kind"`
+	Endpoint            string  `json:"endpoint"`
+	State               string  `json:"state"`
+	Stale               bool    `json:"stale"`
+	LastAttemptAt       *string `json:"lastAttemptAt"`
+	LastSuccessAt       *string `json:"lastSuccessAt"`
+	LastDataAt          *string `json:"lastDataAt"`
+	AgeMs               *int64  `json:"ageMs"`
+	DataAgeMs           *int64  `json:"dataAgeMs"`
+	MaxAgeMs            *int64  `json:"maxAgeMs"`
+	ConsecutiveFailures int     `json:"consecutiveFailures"`
+	Error               *string `json:"error"`
+	ErrorAt             *string `json:"errorAt"`
+}
+
+// freshnessOf renders one registry entry.
+func freshnessOf(f sources.Freshness) freshnessEntry {
+	at := func(t time.Time) *string {
+		if t.IsZero() {
+			return nil
+		}
+		s := jsonw.FormatTime(t.UnixNano())
+		return &s
+	}
+	ms := func(d time.Duration, known bool) *int64 {
+		if !known {
+			return nil
+		}
+		v := max(d.Milliseconds(), 0)
+		return &v
+	}
+	e := freshnessEntry{
+		Name: f.Name, Kind: f.Kind, Endpoint: f.Endpoint, State: f.State, Stale: f.Stale,
+		LastAttemptAt: at(f.LastAttempt), LastSuccessAt: at(f.LastSuccess), LastDataAt: at(f.LastData),
+		AgeMs: ms(f.Age, !f.LastSuccess.IsZero()), DataAgeMs: ms(f.DataAge, !f.LastData.IsZero()),
+		MaxAgeMs: ms(f.MaxAge, f.MaxAge > 0), ConsecutiveFailures: f.ConsecutiveFailures,
+		ErrorAt: at(f.LastErrorAt),
+	}
+	if f.LastError != "" {
+		msg := f.LastError
+		e.Error = &msg
+	}
+	return e
 }
 
 // statusSource is the ingestion state of one source.
@@ -124,48 +188,6 @@ type statusSource struct {
 	LastGap *string `json:"lastGap"`
 }
 
-// statusFeed is the StatusFeed schema.
-type statusFeed struct {
-	Name                string  `json:"name"`
-	Kind                string  `json:"kind"`
-	Endpoint            string  `json:"endpoint"`
-	State               string  `json:"state"`
-	Stale               bool    `json:"stale"`
-	LastSuccessAt       *string `json:"lastSuccessAt"`
-	LastDataAt          *string `json:"lastDataAt"`
-	AgeMs               *int64  `json:"ageMs"`
-	DataAgeMs           *int64  `json:"dataAgeMs"`
-	ConsecutiveFailures int     `json:"consecutiveFailures"`
-	LastError           *string `json:"lastError"`
-}
-
-// feedStatus is the status of one polled source or chain reader.
-func feedStatus(f sources.Freshness) statusFeed {
-	st := statusFeed{Name: f.Name, Kind: f.Kind, Endpoint: f.Endpoint, State: f.State, Stale: f.Stale,
-		ConsecutiveFailures: f.ConsecutiveFailures}
-	at := func(t time.Time) *string {
-		if t.IsZero() {
-			return nil
-		}
-		s := jsonw.FormatTime(t.UnixNano())
-		return &s
-	}
-	st.LastSuccessAt, st.LastDataAt = at(f.LastSuccess), at(f.LastData)
-	if !f.LastSuccess.IsZero() {
-		ms := f.Age.Milliseconds()
-		st.AgeMs = &ms
-	}
-	if !f.LastData.IsZero() {
-		ms := f.DataAge.Milliseconds()
-		st.DataAgeMs = &ms
-	}
-	if f.LastError != "" {
-		e := f.LastError
-		st.LastError = &e
-	}
-	return st
-}
-
 // statusViews counts the documents the live routes can serve.
 type statusViews struct {
 	Documents int            `json:"documents"`
@@ -181,8 +203,8 @@ func (s *Server) handleStatus(c fiber.Ctx) error {
 		Version:     s.d.Version,
 		GeneratedAt: jsonw.FormatTime(now.UnixNano()),
 		Sources:     []statusSource{},
-		Feeds:       []statusFeed{},
 		DeadLetters: map[string]uint64{},
+		Freshness:   statusFreshness{Chains: []freshnessEntry{}, Sources: []freshnessEntry{}},
 		Views: statusViews{
 			Documents: s.d.Views.Len(),
 			Symbols:   len(s.d.Views.Symbols()),
@@ -207,9 +229,13 @@ func (s *Server) handleStatus(c fiber.Ctx) error {
 			body.Operators = &oc
 		}
 	}
-	if s.d.Feeds != nil {
-		for _, f := range s.d.Feeds() {
-			body.Feeds = append(body.Feeds, feedStatus(f))
+	if s.d.Freshness != nil {
+		for _, f := range s.d.Freshness.Snapshot() {
+			if f.Kind == "chain" {
+				body.Freshness.Chains = append(body.Freshness.Chains, freshnessOf(f))
+			} else {
+				body.Freshness.Sources = append(body.Freshness.Sources, freshnessOf(f))
+			}
 		}
 	}
 	return api.SendValue(c, fiber.StatusOK, body)

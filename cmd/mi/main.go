@@ -172,6 +172,7 @@ func cmdRun(ctx context.Context, name string, fixed []string, args []string) (er
 	var srcs stringList
 	fs.Var(&srcs, "source", `trade source, repeatable: "sim[:seed=N,start=RFC3339,duration=D,rate=X,events=X,speed=max]" or "replay:PATH[,PATH...]" (default: the live sources of --sources-config)`)
 	devChain := fs.String("dev-chain", "", "start a local simulated EVM chain on this address (e.g. 127.0.0.1:8545) holding the token-analysis suite, and serve the token routes from it as chain base (the offline demo; docs/token.md)")
+	demoPublishers := fs.String("demo-publishers", "", "offline demo: serve the real captures of this fixtures directory (../shared/fixtures) at the publishers' paths on a loopback port, with a simulated Polygon for the Aave read, and run the news, SEC, rates and positioning sources against them instead of --sources-config (docs/demo.md)")
 	sourcesConfig := fs.String("sources-config", "", "live sources configuration (JSON, see docs/venues.md); empty uses the built-in default deploy/sources.default.json when no --source is given")
 	speed := fs.String("replay-speed", "max", "replay pace: max, or a multiple of real time")
 	brokers := fs.String("kafka-brokers", "", "comma-separated brokers of an external Kafka cluster; empty starts the embedded broker")
@@ -185,7 +186,7 @@ func cmdRun(ctx context.Context, name string, fixed []string, args []string) (er
 	flushEvery := fs.Duration("parquet-flush-interval", 30*time.Second, "how often the Parquet sink writes its buffered rows to part files and commits its offsets (100ms to 1h); the day files never depend on it")
 	retention := fs.String("retention", "on", "candle retention: on rolls 1m day files up to 5m after 7 days, 15m after 30, 1h after 180, by the wall clock, hourly; off keeps every 1m candle (use it when replaying old captures for research)")
 	session := fs.Duration("group-session-timeout", 45*time.Second, "how long the operators' consumer group waits for a silent instance before moving its partitions to the others (6s to 5m; the brokers' group.min/max.session.timeout.ms bound it too)")
-	roles := fs.String("roles", "", "comma-separated roles to run: ingest, process, views, parquet, news, alerts (default all); the query API runs with views")
+	roles := fs.String("roles", "", "comma-separated roles to run: ingest, process, views, parquet, news, alerts, events (the positioning event stage) (default all); the query API runs with views")
 	opsAddr := fs.String("ops-addr", "", "address of the operations port: /healthz, /readyz (caught-up consumption) and /metrics of the process's roles; empty turns it off")
 	readyLag := fs.Int64("ready-lag", 10_000, "readiness: the most records a role's consumer group may be behind and still be ready")
 	newsRetention := fs.Duration("news-retention", newsview.DefaultRetention, "how far back from the newest item the news view keeps items (the day files keep everything); the offline demo, whose captures span years, sets it longer")
@@ -246,10 +247,10 @@ func cmdRun(ctx context.Context, name string, fixed []string, args []string) (er
 		}
 		for _, r := range strings.Split(*roles, ",") {
 			switch r {
-			case "ingest", "process", "views", "parquet", "news", "alerts":
+			case "ingest", "process", "views", "parquet", "news", "alerts", "events":
 				rl = append(rl, r)
 			default:
-				return fmt.Errorf("cannot use --roles %q: accepted roles are ingest, process, views, parquet, news, alerts", *roles)
+				return fmt.Errorf("cannot use --roles %q: accepted roles are ingest, process, views, parquet, news, alerts, events", *roles)
 			}
 		}
 	}
@@ -280,13 +281,22 @@ func cmdRun(ctx context.Context, name string, fixed []string, args []string) (er
 	var alertsD *alerts.Dispatcher
 	var srv *query.Server
 	var viewsReady chan struct{}
-	freshness := sources.NewRegistry(log, nil) // chain readers and token watches, for /status
+	freshness := sources.NewRegistry(log, nil) // every polled source, chain reader and token watch, for /status
 	var sideEvents []pipeline.SideDetector     // the token watches' detectors (alerts role)
 	var sideSources []sources.Source           // the token watches (alerts role)
 	safety, hookTLS, err := devHooks.config(pay, log)
 	if err != nil {
 		return err
 	}
+	// freshness (above) also holds every polled source, for /status
+	setup, err := loadLive(srcs, *sourcesConfig, stats, freshness, log) // sources.go
+	if *demoPublishers != "" {
+		setup, err = startDemoPublishers(*demoPublishers, *sourcesConfig, stats, freshness, log) // demo.go
+	}
+	if err != nil {
+		return err
+	}
+	defer setup.close()
 	// The alert events whose detector runs: each stage that runs one
 	// registers its events as it is wired (docs/alerts.md, "Live events").
 	// In a split deployment (--roles, mi serve) an API instance sells the
@@ -300,9 +310,15 @@ func cmdRun(ctx context.Context, name string, fixed []string, args []string) (er
 	if !has("news") && !api {
 		newsEvents = operators.NewLiveEvents() // the news stage runs elsewhere
 	}
-	nv, newsStage, err := newsWiring(ctx, srcs, *sourcesConfig, *dataDir, *newsRetention, *newsMaxAge, newsEvents, log) // news.go
+	nv, newsStage, err := newsWiring(ctx, setup, *dataDir, *newsRetention, *newsMaxAge, newsEvents, log) // news.go
 	if err != nil {
 		return err
+	}
+	// The positioning event stage (role events) runs funding_extreme and
+	// prediction_market_move when their sources are configured.
+	posEvents := positioningEvents(setup) // positioning.go
+	if posEvents != nil && (has("events") || api) {
+		liveEvents.Register("positioning", posEvents.Events()...) // pipeline/positioningevents.go
 	}
 	scfg, err := sources.LoadConfig(*sourcesConfig)
 	if err != nil {
@@ -312,8 +328,12 @@ func cmdRun(ctx context.Context, name string, fixed []string, args []string) (er
 	if err != nil {
 		return err
 	}
-	lv := views.NewLiquidity()                           // follows mi.pool-events.v1 (SideViews below)
-	_, ratesSide := pipeline.RatesView(pay.operatorName) // follows mi.rates.v1 (docs/rates.md)
+	lv := views.NewLiquidity()                                                 // follows mi.pool-events.v1 (SideViews below)
+	pv := views.NewPositioning()                                               // follows mi.positioning.v1 (docs/positioning.md)
+	rv, ratesSide, err := pipeline.RatesView(pay.operatorName, setup.config()) // follows mi.rates.v1 (docs/rates.md)
+	if err != nil {
+		return err
+	}
 	if api || alerting {
 		store, paywall, err := pay.build(ctx, *dataDir, log) // payments.go
 		if err != nil {
@@ -354,13 +374,13 @@ func cmdRun(ctx context.Context, name string, fixed []string, args []string) (er
 			}
 			srv = query.New(query.Deps{Views: v, Stats: stats, Version: version, Logger: log, Paywall: paywall, Ledger: store, Liquidity: lv,
 				Alerts: alertsD, Events: liveEvents, History: hs, Token: tokens, SEC: secSvc, News: nv, Checkout: cardCheckout,
-				Feeds: freshness.Snapshot})
+				Freshness: freshness, Rates: rv, Positioning: pv})
 			viewsReady = make(chan struct{})
 		}
 	}
 	var live []sources.Source
 	if has("ingest") {
-		if live, err = liveSources(srcs, *sourcesConfig, stats, log); err != nil {
+		if live, err = setup.open(log); err != nil {
 			return err
 		}
 	}
@@ -373,9 +393,10 @@ func cmdRun(ctx context.Context, name string, fixed []string, args []string) (er
 		errc <- pipeline.Run(ctx, pipeline.RunConfig{
 			DataDir: *dataDir, Sources: srcs, ReplaySpeed: sp, Brokers: bl, KafkaListen: *listen,
 			Partitions: *partitions, InstanceID: *instance, Operators: ocfg, Roles: rl, SessionTimeout: *session, CheckpointInterval: *checkpoint,
-			Views: v, SideViews: append([]pipeline.SideView{pipeline.ViewOf(sidetopic.PoolEvents, lv.ApplyRecord), ratesSide}, newsSideViews(nv)...),
+			Views: v, SideViews: append([]pipeline.SideView{pipeline.ViewOf(sidetopic.PoolEvents, lv.ApplyRecord), ratesSide,
+				pipeline.ViewOf(sidetopic.Positioning, pv.Apply)}, newsSideViews(nv)...),
 			ViewsReady: viewsReady,
-			News:       newsStage, SideEvents: sideEvents, SideSources: sideSources,
+			News:       newsStage, SideEvents: sideEvents, SideSources: sideSources, PositioningEvents: posEvents,
 			Stats: stats, Proc: proc, Logger: log, Progress: progress.update,
 			Parquet: pipeline.ParquetSinkConfig{Every: every, FlushInterval: *flushEvery, InstanceID: *instance},
 			Live:    live,

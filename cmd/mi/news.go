@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"path/filepath"
@@ -10,9 +11,9 @@ import (
 	"github.com/marketintel/mi/operators/newsclass"
 	"github.com/marketintel/mi/pipeline"
 	"github.com/marketintel/mi/pipeline/sidetopic"
-	"github.com/marketintel/mi/pipeline/sources"
 	"github.com/marketintel/mi/pipeline/sources/edgar"
 	"github.com/marketintel/mi/pipeline/sources/newsfeed"
+	"github.com/marketintel/mi/pipeline/sources/poll"
 	"github.com/marketintel/mi/sinks/newsview"
 )
 
@@ -25,16 +26,12 @@ const tickersTimeout = 20 * time.Second
 // "news" entry; nil, nil otherwise. The classifier's dictionary is the
 // symbol registry's coins and SEC's ticker file, read through the edgar
 // client (cached under <data>/edgar-cache).
-func newsWiring(ctx context.Context, specs []string, path, dataDir string, retention, alertMaxAge time.Duration, live *operators.LiveEvents, log *slog.Logger) (*newsview.View, *pipeline.NewsConfig, error) {
-	if len(specs) > 0 && path == "" {
-		return nil, nil, nil // the live sources are off (see liveSources)
-	}
-	cfg, err := sources.LoadConfig(path)
-	if err != nil {
-		return nil, nil, err
+func newsWiring(ctx context.Context, setup *liveSetup, dataDir string, retention, alertMaxAge time.Duration, live *operators.LiveEvents, log *slog.Logger) (*newsview.View, *pipeline.NewsConfig, error) {
+	if setup == nil {
+		return nil, nil, nil // the live sources are off (see loadLive)
 	}
 	var nc *newsfeed.Config
-	for _, sc := range cfg.Sources {
+	for _, sc := range setup.cfg.Sources {
 		if sc.Kind == newsfeed.Kind && !sc.Disabled {
 			var c newsfeed.Config
 			if err := sc.Decode(&c); err != nil {
@@ -52,7 +49,11 @@ func newsWiring(ctx context.Context, specs []string, path, dataDir string, reten
 	if nc.Filings != nil {
 		ep = nc.Filings.EDGAR
 	}
-	ec, err := edgar.New(edgar.Config{Endpoints: ep, UserAgent: cfg.HTTP.UserAgentHeader(), CacheDir: filepath.Join(dataDir, "edgar-cache"), Logger: log})
+	// Through the process's polite client: its User-Agent and its sec.gov
+	// bucket, shared with the news source's EDGAR reads.
+	www := cmp.Or(ep.WWW, edgar.DefaultEndpoints.WWW)
+	ec, err := edgar.New(edgar.Config{Endpoints: ep, HTTP: poll.ClientOf(setup.env), Health: setup.env.Registry.Register("sec:edgar", "filings", www),
+		CacheDir: filepath.Join(dataDir, "edgar-cache"), Logger: log})
 	if err == nil {
 		tctx, cancel := context.WithTimeout(ctx, tickersTimeout)
 		var tk *edgar.Tickers

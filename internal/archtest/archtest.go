@@ -62,7 +62,7 @@ var leaves = []string{"internal/jsonw"}
 // rooms are the packages of the query tier that each serve one part of the
 // API; they import the vocabulary, never each other.
 var rooms = []string{"query/market", "query/history", "query/subscriptions", "query/paywall", "query/news", "query/sec", "query/mcp", "query/openapi",
-	"query/token", "query/pages"}
+	"query/token", "query/pages", "query/rates", "query/positioning"}
 
 // vocabulary are the packages every room may import: the route table's
 // (query/api, query/schema) and the pages' (query/web, which imports only

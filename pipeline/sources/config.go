@@ -226,10 +226,44 @@ type Env struct {
 	// fills them in.
 	HTTP   HTTPConfig
 	Chains []ChainConfig
-	// Registry, when set, records the health of pollers and chain readers
-	// for /status; openers register their sources in it (nil: each source
-	// keeps its own).
+	// Registry records the health of pollers and chain readers for
+	// /status; openers register their sources in it. Config.Env and
+	// Config.Open make one when it is nil.
 	Registry *Registry
+	// shared holds the clients every source of the process shares (see
+	// Shared); Config.Env makes it.
+	shared *sharedClients
+}
+
+// sharedClients holds the clients built once per process for every
+// source: the polite HTTP client (poll.ClientOf) and the chain readers
+// (chain.SetOf). Their packages import this one, so they are kept here
+// untyped and read back by their own packages' accessors.
+type sharedClients struct {
+	mu sync.Mutex
+	m  map[string]any
+}
+
+// Shared returns the process's client stored under key, building it with
+// build on first use; every Env made by the same Config.Env (or handed on
+// from it) gets the same value, so the sources opened from one
+// configuration share one HTTP client (one set of validators, one
+// User-Agent, the host limits) and one reader per chain (one rate limit
+// per chain for every on-chain reader). An Env not made by Config.Env
+// shares nothing: build runs on every call. Only the packages that own
+// the clients call it: poll.ClientOf, chain.SetOf.
+func (e Env) Shared(key string, build func() any) any {
+	if e.shared == nil {
+		return build()
+	}
+	e.shared.mu.Lock()
+	defer e.shared.mu.Unlock()
+	if v, ok := e.shared.m[key]; ok {
+		return v
+	}
+	v := build()
+	e.shared.m[key] = v
+	return v
 }
 
 // Chain returns the enabled chains entry named name.
@@ -328,9 +362,28 @@ func ParseConfig(b []byte) (Config, error) {
 	return c, nil
 }
 
+// Env returns base completed for the sources of c: the file's http and
+// chains sections, a Registry when base has none (logging to base.Logger),
+// and the holder of the clients they share (Env.Shared) when base has
+// none. `mi run` calls it once and hands the result to Open and to every
+// other reader of the publishers (the EDGAR client, the demo), so the whole
+// process shares one registry, one HTTP client and one reader per chain.
+func (c Config) Env(base Env) Env {
+	base.HTTP, base.Chains = c.HTTP, c.Chains
+	if base.Registry == nil {
+		base.Registry = NewRegistry(base.Logger, nil)
+	}
+	if base.shared == nil {
+		base.shared = &sharedClients{m: map[string]any{}}
+	}
+	return base
+}
+
 // Open opens every enabled entry. Entries whose kind is not registered fail
 // with ErrUnknownKind naming the registered kinds; on any error the sources
-// opened so far are closed. Names must be unique.
+// opened so far are closed. Names must be unique. env is completed by Env
+// (when it comes from Env already, its registry and clients are kept), so
+// the sources opened share one registry and one set of clients.
 func (c Config) Open(env Env) ([]Source, error) {
 	var out []Source
 	fail := func(err error) ([]Source, error) {
@@ -339,7 +392,7 @@ func (c Config) Open(env Env) ([]Source, error) {
 		}
 		return nil, err
 	}
-	env.HTTP, env.Chains = c.HTTP, c.Chains
+	env = c.Env(env)
 	names := map[string]bool{}
 	for i, sc := range c.Sources {
 		if sc.Disabled {

@@ -12,8 +12,8 @@ import (
 )
 
 // The status page renders whatever GET /status answers: every top-level
-// list of objects (sources today; chains and feeds as they are added) as a
-// table, every top-level object as a list of figures, by rules on the
+// list of objects (sources) as a table, every object of lists (freshness:
+// chains, sources) as a table per list, every top-level object as a list of figures, by rules on the
 // field names (…At is a time shown with its age, …Ms a duration, state and
 // status a badge), so fields added to /status appear without a change
 // here.
@@ -73,6 +73,14 @@ func (p *Pages) renderStatus(c fiber.Ctx, status int, body []byte) error {
 		switch {
 		case e.Kind == "array" && allObjects(e.Arr):
 			view.Tables = append(view.Tables, tableOf(k, e.Arr, now))
+		case e.Kind == "object" && listsOfObjects(e):
+			// An object of lists (freshness: chains, sources) is a table
+			// per list, keyed by its path.
+			for _, k2 := range e.Keys {
+				t := tableOf(k+"."+k2, e.Obj[k2].Arr, now)
+				t.Title = title(k) + ": " + title(k2)
+				view.Tables = append(view.Tables, t)
+			}
 		case e.Kind == "object" || e.Kind == "null":
 			view.Groups = append(view.Groups, groupOf(k, e, now))
 		default:
@@ -81,6 +89,17 @@ func (p *Pages) renderStatus(c fiber.Ctx, status int, body []byte) error {
 	}
 	return p.render(c, status, "status", web.Page{Title: "Status", Nav: web.NavStatus, Data: view,
 		Description: "Ingestion state and freshness of every source, as GET /status answers it (JSON for API clients)."})
+}
+
+// listsOfObjects reports whether every member of the object v is a list
+// of objects.
+func listsOfObjects(v *value) bool {
+	for _, k := range v.Keys {
+		if e := v.Obj[k]; e.Kind != "array" || !allObjects(e.Arr) {
+			return false
+		}
+	}
+	return len(v.Keys) > 0
 }
 
 func allObjects(vs []*value) bool {

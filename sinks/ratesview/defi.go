@@ -150,6 +150,15 @@ func (v *View) staleness(scope string, s *lendingState, now time.Time) (bool, st
 		since := timestamp(lastRead)
 		return true, fmt.Sprintf("last read %s ago, more than %s", age.Truncate(time.Second), v.cfg.LendingStaleAfter), &since
 	}
+	// A read answered from an old block (a node that stopped following its
+	// chain, a replayed capture) is as old as its block.
+	l := s.latest.rec
+	if bt := l.GetLending().BlockTime; bt > 0 {
+		if lag := time.Duration(l.ReadTimeNs - bt*1e9); lag > v.cfg.LendingStaleAfter {
+			since := unixTimestamp(bt)
+			return true, fmt.Sprintf("the block read was %s old when read, more than %s", lag.Truncate(time.Second), v.cfg.LendingStaleAfter), &since
+		}
+	}
 	return false, "", nil
 }
 

@@ -90,6 +90,29 @@ func TestDefiSpread(t *testing.T) {
 	}
 }
 
+// A read answered from an old block (a node that stopped following its
+// chain, or the offline demo's chain holding a recorded reserve at its
+// recorded time) is stale with its block's time, its figures shown and
+// left out of the average.
+func TestDefiSpreadOldBlock(t *testing.T) {
+	v := New(Config{Reserves: testReserves})
+	eth, pol := testReserves[0], testReserves[2]
+	mustApply(t, v,
+		rec("2024-10-10T22:00:00Z", par20241010),
+		rec("2024-10-11T11:55:00Z", lending(eth, "55000000000000000000000000", "70000000000000000000000000", 20_900_000, "2024-10-11T11:54:59Z")),
+		rec("2024-10-11T11:58:00Z", lending(pol, "2815387323021300469652266", "22059241931586727924925162", 62_000_100, "2024-10-11T11:30:00Z")),
+	)
+	a, err := v.DefiSpread(at("2024-10-11T12:00:00Z"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := a.Chains[2]
+	if !p.Stale || p.StaleReason != "the block read was 28m0s old when read, more than 15m0s" || *p.StaleSince != "2024-10-11T11:30:00.000Z" ||
+		*p.BlockNumber != 62_000_100 || p.SupplyAPR == nil || a.ChainsAveraged != 1 || a.Chains[0].Stale {
+		t.Fatalf("polygon %+v, averaged %d", p, a.ChainsAveraged)
+	}
+}
+
 func TestDefiSpreadWithoutData(t *testing.T) {
 	v := New(Config{Reserves: testReserves})
 	if _, err := v.DefiSpread(at("2024-10-11T12:00:00Z")); !errors.Is(err, ErrNoData) {

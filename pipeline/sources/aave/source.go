@@ -205,12 +205,8 @@ func init() {
 		run := ratesfeed.RunnerOf(env)
 		readers := map[string]ratesfeed.ChainReader{}
 		for _, r := range reserves {
-			c, ok := env.Chain(r.Chain)
-			if !ok {
-				return nil, fmt.Errorf("cannot use aave-v3 on %s: the chain has no enabled entry in the chains section", r.Chain)
-			}
-			if readers[r.Chain], err = run.ChainReader(c, env.HTTP.UserAgentHeader()); err != nil {
-				return nil, err
+			if readers[r.Chain], err = ratesfeed.ChainReaderOf(env, r.Chain); err != nil {
+				return nil, fmt.Errorf("cannot use aave-v3 on %s: %w", r.Chain, err)
 			}
 		}
 		if cfg.Name == "" {

@@ -59,3 +59,22 @@ func (s *Set) Close() {
 		c.Close()
 	}
 }
+
+// sharedSet is what sources.Env.Shared holds for the chain set.
+type sharedSet struct {
+	set *Set
+	err error
+}
+
+// SetOf returns the chain readers of env's process: one Set per
+// sources.Config.Env, opened from its chains section with its User-Agent
+// and recording freshness in its Registry ("chain:<name>"). Every on-chain
+// source opened from a configuration reads through it, so all readers of
+// one chain share its one rate limit, request sharing and backoff.
+func SetOf(env sources.Env) (*Set, error) {
+	s := env.Shared("chain.Set", func() any {
+		set, err := Open(env.Chains, Options{Registry: env.Registry, UserAgent: env.HTTP.UserAgentHeader()})
+		return sharedSet{set, err}
+	}).(sharedSet)
+	return s.set, s.err
+}

@@ -75,7 +75,7 @@ func open(sc sources.SourceConfig, env sources.Env) (sources.Source, error) {
 	if err := sc.Decode(&c); err != nil {
 		return nil, err
 	}
-	return New(c, Options{HTTP: env.HTTP, Registry: env.Registry, Logger: env.Logger})
+	return New(c, Options{HTTP: env.HTTP, Registry: env.Registry, Logger: env.Logger, Client: poll.ClientOf(env)})
 }
 
 // Options are a Source's collaborators.

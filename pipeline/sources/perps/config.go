@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/marketintel/mi/pipeline/sources"
+	"github.com/marketintel/mi/pipeline/sources/poll"
 )
 
 // Source kinds of the sources configuration (pipeline/sources.Config):
@@ -15,9 +16,9 @@ import (
 //	{"kind": "positioning", "name": "poll:hyperliquid", "venue": "hyperliquid", "url": "https://api.hyperliquid.xyz", "dexes": ["", "xyz"]}
 //	{"kind": "prediction-markets", "name": "poll:hyperliquid-outcomes", "venue": "hyperliquid", "url": "https://api.hyperliquid.xyz", "interval": "15m"}
 //
-// docs/positioning.md lists every field. The kinds are registered with the
-// source driver by the side-topic wiring (they yield positioning records,
-// not trades).
+// docs/positioning.md lists every field. Both kinds are registered with
+// the sources configuration (sources.Register) by this package: `mi run`
+// ingests their side records like any live source.
 const (
 	KindPositioning       = "positioning"
 	KindPredictionMarkets = "prediction-markets"
@@ -81,4 +82,32 @@ func ConfigOf(sc sources.SourceConfig, env sources.Env) (Config, error) {
 		return Config{}, err
 	}
 	return cfg, nil
+}
+
+func init() {
+	open := func(sc sources.SourceConfig, env sources.Env) (sources.Source, error) {
+		cfg, err := ConfigOf(sc, env)
+		if err != nil {
+			return nil, err
+		}
+		if cfg.Name == "" {
+			cfg.Name = defaultName(cfg.Venue, cfg.Prediction)
+		}
+		url := cfg.URL
+		if url == "" {
+			url = defaultURL[cfg.Venue]
+		}
+		// The process's polite client (its host limits: fapi.binance.com,
+		// api.bybit.com, api.hyperliquid.xyz in the default file) and
+		// registry (/status).
+		cfg.Client = poll.ClientOf(env)
+		cfg.Health = env.Registry.Register(cfg.Name, "perps", url)
+		p, err := New(cfg)
+		if err != nil {
+			return nil, err
+		}
+		return NewSource(p), nil
+	}
+	sources.Register(KindPositioning, open)
+	sources.Register(KindPredictionMarkets, open)
 }

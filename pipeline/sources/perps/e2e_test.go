@@ -23,29 +23,22 @@ import (
 	"github.com/marketintel/mi/pipeline/sidetopic"
 	"github.com/marketintel/mi/pipeline/sources"
 	"github.com/marketintel/mi/pipeline/sources/clock"
+	"github.com/marketintel/mi/pipeline/sources/perps/perpsreplay"
 	"github.com/marketintel/mi/pipeline/sources/poll"
 	"github.com/marketintel/mi/sinks/views"
 )
 
 // hlRecorded is the recording time of the Hyperliquid cassettes: the Date
-// header of their answers.
-var hlRecorded = time.Date(2026, 2, 6, 12, 54, 16, 0, time.UTC)
+// header the replay serves.
+var hlRecorded = perpsreplay.HyperliquidRecorded
 
-// ReplayRoutes are the venues' REST endpoints answered with the real
-// captures (Bybit's tickers: the capture's linear ticker objects in a
-// hand-made REST envelope, no REST capture existing).
+// replayRoutes are the captures at the venues' paths (perpsreplay).
 func replayRoutes(t testing.TB) []pubreplay.Route {
-	fx := func(name string) string { return fixtures.Path(t, "perps/"+name) }
-	hlDate := http.Header{"Date": {hlRecorded.Format(http.TimeFormat)}}
-	return []pubreplay.Route{
-		{Path: "/fapi/v1/premiumIndex", File: fx("binance_usdm_BTCUSDT_premiumIndex_2026-08-02.json")},
-		{Path: "/futures/data/openInterestHist", Query: map[string][]string{"symbol": {"BTCUSDT"}}, File: fx("binance_usdm_BTCUSDT_openInterestHist_1h_2026-08-02.json")},
-		{Path: "/futures/data/globalLongShortAccountRatio", Query: map[string][]string{"symbol": {"BTCUSDT"}}, File: fx("binance_usdm_BTCUSDT_globalLongShortAccountRatio_1h_2026-08-02.json")},
-		{Path: "/v5/market/tickers", Body: bybitRESTTickers(t, 1786310820000)},
-		{Path: "/v5/market/open-interest", Query: map[string][]string{"symbol": {"BTCUSDT"}}, File: fx("bybit_v5_linear_BTCUSDT_open_interest_1h_2026-08-15.json")},
-		{Method: "POST", Path: "/info", BodyContains: `"dex":"xyz"`, File: fx("hyperliquid_info_metaAndAssetCtxs_dex-xyz_2026-02-06.json"), Header: hlDate},
-		{Method: "POST", Path: "/info", BodyContains: `"type":"metaAndAssetCtxs"`, File: fx("hyperliquid_info_metaAndAssetCtxs_2026-02-06.json"), Header: hlDate},
+	rs, err := perpsreplay.Routes(fixtures.Dir(t))
+	if err != nil {
+		t.Fatal(err)
 	}
+	return rs
 }
 
 func listen(t *testing.T, routes []pubreplay.Route) (*pubreplay.Server, string) {

@@ -1,19 +1,16 @@
 package perps
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
-	"maps"
 	"math"
 	"os"
-	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/marketintel/mi/internal/fixtures"
+	"github.com/marketintel/mi/pipeline/sources/perps/perpsreplay"
 	"github.com/marketintel/mi/schemas"
 )
 
@@ -210,46 +207,22 @@ func TestParseBybit(t *testing.T) {
 	}
 }
 
-// bybitWSSnapshots reads the data objects of the linear "snapshot" messages
-// of the real tickers WebSocket capture (BTC, DOGE, ETH, SOL; the capture
-// also holds spot tickers under the same topics, without open interest): the
-// same objects the REST tickers list holds.
+// bybitWSSnapshots reads the data objects of the last linear "snapshot"
+// message of each ticker in the capture (perpsreplay.BybitSnapshots).
 func bybitWSSnapshots(t testing.TB) []json.RawMessage {
 	t.Helper()
-	sc := bufio.NewScanner(strings.NewReader(string(fixture(t, "bybit_linear_tickers_ws_BTC_ETH_SOL_DOGE.jsonl"))))
-	sc.Buffer(nil, 1<<20)
-	last := map[string]json.RawMessage{}
-	for sc.Scan() {
-		var m struct {
-			Topic string          `json:"topic"`
-			Type  string          `json:"type"`
-			Data  json.RawMessage `json:"data"`
-		}
-		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
-			t.Fatal(err)
-		}
-		if m.Type == "snapshot" && strings.Contains(string(m.Data), `"openInterest"`) {
-			last[m.Topic] = append(json.RawMessage(nil), m.Data...)
-		}
+	objs, _, err := perpsreplay.BybitSnapshots(fixtures.Dir(t))
+	if err != nil {
+		t.Fatal(err)
 	}
-	out := make([]json.RawMessage, 0, len(last))
-	for _, k := range slices.Sorted(maps.Keys(last)) {
-		out = append(out, last[k])
-	}
-	return out
+	return objs
 }
 
 // bybitRESTTickers wraps the capture's ticker objects in the REST envelope
 // (hand-made envelope, real ticker objects): no REST tickers capture exists.
 func bybitRESTTickers(t testing.TB, timeMs int64) []byte {
 	t.Helper()
-	objs := bybitWSSnapshots(t)
-	parts := make([]string, len(objs))
-	for i, o := range objs {
-		parts[i] = string(o)
-	}
-	return []byte(`{"retCode":0,"retMsg":"OK","result":{"category":"linear","list":[` + strings.Join(parts, ",") +
-		`]},"retExtInfo":{},"time":` + strconv.FormatInt(timeMs, 10) + `}`)
+	return perpsreplay.TickersEnvelope(bybitWSSnapshots(t), timeMs)
 }
 
 func TestParseBybitTickers(t *testing.T) {

@@ -28,6 +28,9 @@ const (
 	DefaultHyperliquidURL = "https://api.hyperliquid.xyz"
 )
 
+// defaultURL is each venue's base URL.
+var defaultURL = map[string]string{VenueBinance: DefaultBinanceURL, VenueBybit: DefaultBybitURL, VenueHyperliquid: DefaultHyperliquidURL}
+
 // Defaults of Config.
 const (
 	DefaultInterval           = 5 * time.Minute
@@ -148,7 +151,7 @@ func New(cfg Config) (*Poller, error) {
 		return nil, fmt.Errorf("cannot use prediction-market source %q: venue %q lists no prediction markets we read (hyperliquid does)", cfg.Name, cfg.Venue)
 	}
 	if cfg.URL == "" {
-		cfg.URL = map[string]string{VenueBinance: DefaultBinanceURL, VenueBybit: DefaultBybitURL, VenueHyperliquid: DefaultHyperliquidURL}[cfg.Venue]
+		cfg.URL = defaultURL[cfg.Venue]
 	}
 	if u, err := url.Parse(cfg.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("cannot use perps source %q: url %q is not an http(s) URL", cfg.Name, cfg.URL)
@@ -183,10 +186,7 @@ func New(cfg Config) (*Poller, error) {
 		cfg.MaxMarkets = DefaultMaxMarkets
 	}
 	if cfg.Name == "" {
-		cfg.Name = "poll:" + cfg.Venue
-		if cfg.Prediction {
-			cfg.Name += "-outcomes"
-		}
+		cfg.Name = defaultName(cfg.Venue, cfg.Prediction)
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -202,6 +202,14 @@ func New(cfg Config) (*Poller, error) {
 	}
 	return &Poller{cfg: cfg, base: strings.TrimSuffix(cfg.URL, "/"), client: client, health: health, clk: clk, log: cfg.Logger,
 		backfilled: map[string]bool{}, bodies: map[string]lastBody{}}, nil
+}
+
+// defaultName is the name of a poller whose configuration gives none.
+func defaultName(venue string, prediction bool) string {
+	if prediction {
+		return "poll:" + venue + "-outcomes"
+	}
+	return "poll:" + venue
 }
 
 // Name returns the source name.

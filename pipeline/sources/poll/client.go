@@ -347,3 +347,15 @@ func (c *Client) Forget(url string) {
 	delete(c.vals, url)
 	c.mu.Unlock()
 }
+
+// sharedKey is the key of the process's client in sources.Env.Shared.
+const sharedKey = "poll.Client"
+
+// ClientOf returns the polite client of env's process: one per
+// sources.Config.Env, configured by its http section and sharing the
+// process's host limits (Shared). Sources opened from a configuration get
+// their client here rather than building one, so that validators, the
+// User-Agent and the limits are the process's.
+func ClientOf(env sources.Env) *Client {
+	return env.Shared(sharedKey, func() any { return NewClient(env.HTTP, Options{}) }).(*Client)
+}

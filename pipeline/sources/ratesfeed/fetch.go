@@ -3,6 +3,7 @@ package ratesfeed
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -57,23 +58,37 @@ type Runner struct {
 	Logger   *slog.Logger
 }
 
-// RunnerOf builds the runner of a configured source: the HTTP client of
-// the file's http section (sharing the process's host limits) and the
-// registry of env (one of its own when env has none).
+// RunnerOf builds the runner of a source opened from a configuration
+// (sources.Config.Open): the process's polite client (poll.ClientOf) and
+// env's registry.
 func RunnerOf(env sources.Env) Runner {
-	reg := env.Registry
-	if reg == nil {
-		reg = sources.NewRegistry(env.Logger, nil)
-	}
 	log := env.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return Runner{Client: poll.NewClient(env.HTTP, poll.Options{}), Registry: reg, Logger: log}
+	return Runner{Client: poll.ClientOf(env), Registry: env.Registry, Logger: log}
 }
 
-// ChainReader returns the reader of a chains entry: a chain client
-// (pipeline/sources/chain) recording its health in the runner's registry.
+// ChainReaderOf returns the reader of chain for a source opened from a
+// configuration: the process's client of that chain (chain.SetOf), shared
+// with every other reader of the chain. The error names the configured
+// chains when chain has no enabled entry.
+func ChainReaderOf(env sources.Env, name string) (ChainReader, error) {
+	set, err := chain.SetOf(env)
+	if err != nil {
+		return nil, err
+	}
+	c, err := set.Get(name)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read %s: the chains section has no enabled entry for it: %w", name, err)
+	}
+	return ClientReader{C: c}, nil
+}
+
+// ChainReader returns the reader of a chains entry: a chain client of its
+// own (pipeline/sources/chain) recording its health in the runner's
+// registry, on the runner's clock. Tests use it; configured sources share
+// the process's client of each chain (ChainReaderOf).
 func (r Runner) ChainReader(cfg sources.ChainConfig, userAgent string) (ChainReader, error) {
 	c, err := chain.New(cfg, chain.Options{Registry: r.Registry, Clock: r.Clock, UserAgent: userAgent})
 	if err != nil {

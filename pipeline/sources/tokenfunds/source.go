@@ -182,10 +182,6 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
-		c, ok := env.Chain(cfg.Chain)
-		if !ok {
-			return nil, fmt.Errorf("cannot use tokenfunds on %s: the chain has no enabled entry in the chains section", cfg.Chain)
-		}
 		if cfg.Name == "" {
 			cfg.Name = "tokenfunds:" + cfg.Chain
 		}
@@ -194,9 +190,9 @@ func init() {
 			sched = poll.Every(time.Duration(cfg.Every))
 		}
 		run := ratesfeed.RunnerOf(env)
-		reader, err := run.ChainReader(c, env.HTTP.UserAgentHeader())
+		reader, err := ratesfeed.ChainReaderOf(env, cfg.Chain)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("cannot use tokenfunds on %s: %w", cfg.Chain, err)
 		}
 		return NewSource(cfg.Name, cfg.Chain, funds, reader, sched, run), nil
 	})

@@ -14,6 +14,9 @@ import (
 
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/core/vm/runtime"
+	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/marketintel/mi/pipeline/sources/aave"
 )
@@ -81,4 +84,68 @@ func SetReserveData(asset common.Address, d aave.ReserveData) []byte {
 		panic(fmt.Sprintf("BUG: cannot pack setReserveData: %v", err))
 	}
 	return b
+}
+
+// reservesSlot is the storage slot of TestAavePool's reserves mapping
+// (owner is immutable: it lives in the code, not in storage).
+const reservesSlot = 0
+
+// GenesisAccount returns TestAavePool as a genesis account holding d as
+// asset's reserve: its runtime code (the creation code run once in an
+// in-memory EVM, owner the zero address, so no one can change it) and the
+// storage setReserveData would have written. The offline demo places it at
+// the real Pool's address on a simulated chain (chaintest.StartOptions.Alloc),
+// so the live client reads the recorded reserve from the address it reads
+// on the real chain. TestGenesisAccount checks the storage against a
+// deployed pool's.
+func GenesisAccount(asset common.Address, d aave.ReserveData) (types.Account, error) {
+	code, _, _, err := runtime.Create(Bin, &runtime.Config{GasLimit: 30_000_000})
+	if err != nil {
+		return types.Account{}, fmt.Errorf("cannot run TestAavePool's creation code: %w", err)
+	}
+	base := new(big.Int).SetBytes(crypto.Keccak256(common.LeftPadBytes(asset.Bytes(), 32), common.LeftPadBytes(big.NewInt(reservesSlot).Bytes(), 32)))
+	pack := func(lo *big.Int, hi ...struct {
+		v     *big.Int
+		shift uint
+	}) *big.Int {
+		w := new(big.Int).Set(orZero(lo))
+		for _, h := range hi {
+			w.Or(w, new(big.Int).Lsh(orZero(h.v), h.shift))
+		}
+		return w
+	}
+	type part = struct {
+		v     *big.Int
+		shift uint
+	}
+	addr := func(a common.Address) *big.Int { return new(big.Int).SetBytes(a.Bytes()) }
+	// ReserveDataLegacy's fields packed into slots as solc lays them out:
+	// each uint128 pair shares a slot, lastUpdateTimestamp (uint40) and id
+	// (uint16) follow currentStableBorrowRate in its slot.
+	words := []*big.Int{
+		orZero(d.Configuration),
+		pack(d.LiquidityIndex, part{d.CurrentLiquidityRate, 128}),
+		pack(d.VariableBorrowIndex, part{d.CurrentVariableBorrowRate, 128}),
+		pack(d.CurrentStableBorrowRate, part{new(big.Int).SetUint64(d.LastUpdateTimestamp), 128}, part{big.NewInt(int64(d.ID)), 168}),
+		addr(d.ATokenAddress),
+		addr(d.StableDebtTokenAddress),
+		addr(d.VariableDebtTokenAddress),
+		addr(d.InterestRateStrategyAddress),
+		pack(d.AccruedToTreasury, part{d.Unbacked, 128}),
+		orZero(d.IsolationModeTotalDebt),
+	}
+	storage := map[common.Hash]common.Hash{}
+	for i, w := range words {
+		if w.Sign() != 0 {
+			storage[common.BigToHash(new(big.Int).Add(base, big.NewInt(int64(i))))] = common.BigToHash(w)
+		}
+	}
+	return types.Account{Code: code, Storage: storage, Balance: new(big.Int)}, nil
+}
+
+func orZero(v *big.Int) *big.Int {
+	if v == nil {
+		return new(big.Int)
+	}
+	return v
 }

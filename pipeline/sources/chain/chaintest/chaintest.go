@@ -163,6 +163,7 @@ type Chain struct {
 	seed        string
 	keys        int
 	dir         string
+	closeOnce   sync.Once
 }
 
 // TB is what the helpers need of a test: testing.TB satisfies it, and so
@@ -194,12 +195,23 @@ type StartOptions struct {
 	// Addr is the server's listen address (e.g. "127.0.0.1:8545"); empty:
 	// a free loopback port.
 	Addr string
+	// Alloc holds further genesis accounts: contracts placed at fixed
+	// addresses with their code and storage (the offline demo puts a
+	// reserve at the real Aave Pool's address this way).
+	Alloc types.GenesisAlloc
+	// GenesisTime, when not zero, is the genesis block's timestamp. A
+	// chain that mines no block then answers every read as of that time,
+	// so recorded state keeps its recorded date.
+	GenesisTime time.Time
 }
 
 // Start starts a chain and its server outside a test; Close stops both.
 func Start(o StartOptions) (*Chain, error) {
 	eth := new(big.Int).Exp(big.NewInt(10), big.NewInt(21), nil)
 	alloc := types.GenesisAlloc{}
+	for a, acc := range o.Alloc {
+		alloc[a] = acc
+	}
 	c := &Chain{calls: map[string]int{}, holds: map[string]chan struct{}{}, held: map[string]int{}, seed: o.Seed}
 	for range 4 {
 		k, err := c.newKey()
@@ -218,7 +230,12 @@ func Start(o StartOptions) (*Chain, error) {
 	}
 	c.dir = dir
 	ipc := filepath.Join(dir, "geth.ipc")
-	c.Backend = simulated.NewBackend(alloc, func(nc *node.Config, _ *ethconfig.Config) { nc.IPCPath = ipc })
+	c.Backend = simulated.NewBackend(alloc, func(nc *node.Config, ec *ethconfig.Config) {
+		nc.IPCPath = ipc
+		if !o.GenesisTime.IsZero() {
+			ec.Genesis.Timestamp = uint64(o.GenesisTime.Unix())
+		}
+	})
 	if c.rc, err = rpc.Dial(ipc); err != nil {
 		_ = c.Backend.Close()
 		_ = os.RemoveAll(dir)
@@ -241,8 +258,10 @@ func Start(o StartOptions) (*Chain, error) {
 	return c, nil
 }
 
-// Close stops the server and the chain.
-func (c *Chain) Close() {
+// Close stops the server and the chain; it may be called more than once.
+func (c *Chain) Close() { c.closeOnce.Do(c.close) }
+
+func (c *Chain) close() {
 	c.mu.Lock()
 	for m, ch := range c.holds {
 		close(ch)
