@@ -207,6 +207,7 @@ func (rt *Routes) Operations() []api.Operation {
 			Handler: rt.handleIntelligenceSymbol,
 		},
 		rt.previewOperation(),
+		rt.equitiesOperation(),
 	}
 }
 

@@ -1,0 +1,16 @@
+package query
+
+import (
+	"strings"
+	"testing"
+)
+
+// The decision routes are declared in the table, so the server never takes
+// /api/v1/intelligence/equities or /pre-trade for the {symbol} route.
+func TestDecisionRoutesAreNotSymbols(t *testing.T) {
+	s := newTestServer(nil, nil, fullDoc())
+	_, resp, body := get(t, s, "/api/v1/intelligence/equities", "")
+	if resp.StatusCode != 404 || !strings.Contains(string(body), "no tokenized equity") {
+		t.Fatalf("equities: %d %s", resp.StatusCode, body)
+	}
+}
