@@ -14,3 +14,11 @@ func TestDecisionRoutesAreNotSymbols(t *testing.T) {
 		t.Fatalf("equities: %d %s", resp.StatusCode, body)
 	}
 }
+
+func TestPreTradeIsNotASymbol(t *testing.T) {
+	s := newTestServer(nil, nil, fullDoc())
+	_, resp, body := get(t, s, "/api/v1/intelligence/pre-trade?symbol=BTCUSD", "")
+	if resp.StatusCode != 200 || !strings.Contains(string(body), `"verdict"`) {
+		t.Fatalf("pre-trade: %d %s", resp.StatusCode, body)
+	}
+}

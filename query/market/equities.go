@@ -38,12 +38,18 @@ const (
 )
 
 var (
-	sessionSchema = schema.Named{Name: "USMarketSession", Schema: schema.Object("The US equity market session (docs/decisions.md).", schema.Obj{
+	sessionProps = schema.Obj{
 		{"label", schema.Enum("WEEKEND", "OVERNIGHT", "PRE_MARKET", "REGULAR", "AFTER_HOURS")},
 		{"newYorkTime", schema.Described(schema.DateTime, "The moment the label is for, in New York time.")},
 		{"closure", schema.Described(schema.Nullable("string"), "Why the exchange is closed all day (Saturday, a holiday's name); null on trading days.")},
 		{"earlyClose", schema.Described(schema.Nullable("string"), "Why the regular session ends at 13:00; null otherwise.")},
-	})}
+	}
+	sessionSchema = schema.Named{Name: "USMarketSession", Schema: schema.Object("The US equity market session (docs/decisions.md).", sessionProps)}
+	// nullableSessionSchema is the session of an answer about any symbol:
+	// null for a symbol that is not a US equity.
+	nullableSessionSchema = schema.Obj{{"description", "The US market session at the server's clock for a us_equity symbol; null for other symbols."},
+		{"type", []string{"object", "null"}}, {"properties", sessionProps},
+		{"required", []string{"label", "newYorkTime", "closure", "earlyClose"}}, {"additionalProperties", false}}
 	sourceStatusSchema = schema.Object("One data source the answer reads.", schema.Obj{
 		{"source", schema.String},
 		{"status", schema.Enum(statusOK, statusMissing, statusStale)},

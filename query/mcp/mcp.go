@@ -93,11 +93,6 @@ type mcpTool struct {
 // declares the route with its Tool deletes its entry here
 // (TestMCPToolsDeclaredOnce fails while both exist).
 var pendingTools = []mcpTool{
-	{name: "pre_trade_check", route: "GET /api/v1/intelligence/pre-trade",
-		desc: "Before placing an order: verdict FAVORABLE, CAUTION or UNFAVORABLE with a 0-100 score, the checks behind it (flow, momentum, volatility, events, regime, news) and on-chain slippage.",
-		args: []mcpArg{{name: "symbol", schema: schema.String, required: true, desc: "Symbol to trade."},
-			{name: "side", schema: schema.Enum("buy", "sell"), desc: "Order side. Default buy."},
-			{name: "window", schema: schema.Enum("1m", "5m", "15m", "1h", "4h", "24h"), desc: "Lookback. Default 5m."}}},
 	{name: "get_market_news", route: "GET /api/v1/news",
 		desc: "Publisher-attributed headlines for crypto and US stocks with keyword sentiment.",
 		args: []mcpArg{{name: "category", schema: schema.Enum("crypto", "stocks"), desc: "News category."},
