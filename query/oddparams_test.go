@@ -80,9 +80,10 @@ func TestMarketRoutesOddParams(t *testing.T) {
 			}
 			// Required parameters a request may lack.
 			required := map[string][]string{
-				"/api/v1/intelligence/compare":  {"symbols"},
-				"/api/v1/intelligence/query":    {"symbols", "from", "to"},
-				"/api/v1/intelligence/backtest": {"start", "end"},
+				"/api/v1/intelligence/compare":   {"symbols"},
+				"/api/v1/intelligence/pre-trade": {"symbol"},
+				"/api/v1/intelligence/query":     {"symbols", "from", "to"},
+				"/api/v1/intelligence/backtest":  {"start", "end"},
 			}
 			sent := ctx.QueryArgs().Has(e.Parameter) ||
 				e.Parameter == "symbol" && strings.Contains(tmpl, "{sym}") ||
