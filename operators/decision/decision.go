@@ -195,6 +195,7 @@ func Assess(in Inputs) Assessment {
 	var a Assessment
 	var sum float64
 	fails := map[string]bool{}
+	flowPass := false
 	for i := range checks {
 		c := &checks[i]
 		c.Weight = Weights[c.Name]
@@ -205,6 +206,9 @@ func Assess(in Inputs) Assessment {
 		sum += float64(c.Weight) * points(c.Result)
 		if c.Result == Fail {
 			fails[c.Name] = true
+		}
+		if c.Name == CheckOrderFlow && c.Result == Pass {
+			flowPass = true
 		}
 	}
 	a.Checks = checks
@@ -222,9 +226,9 @@ func Assess(in Inputs) Assessment {
 	case a.KnownWeight > 0 && a.Score < UnfavorableScore:
 		a.Verdict = Unfavorable
 		a.Reasons = append(a.Reasons, fmt.Sprintf("score %d below %d", a.Score, UnfavorableScore))
-	case a.Score >= FavorableScore && len(fails) == 0 && a.KnownWeight >= FavorableCoverage:
+	case a.Score >= FavorableScore && len(fails) == 0 && a.KnownWeight >= FavorableCoverage && flowPass:
 		a.Verdict = Favorable
-		a.Reasons = append(a.Reasons, fmt.Sprintf("score %d at least %d with no failed check", a.Score, FavorableScore))
+		a.Reasons = append(a.Reasons, fmt.Sprintf("score %d at least %d, order flow on the %s side, no failed check", a.Score, FavorableScore, in.Side))
 	default:
 		a.Verdict = Caution
 		switch {
@@ -232,6 +236,8 @@ func Assess(in Inputs) Assessment {
 			a.Reasons = append(a.Reasons, "at least one check failed")
 		case a.KnownWeight < FavorableCoverage:
 			a.Reasons = append(a.Reasons, fmt.Sprintf("only %d of 100 weight known", a.KnownWeight))
+		case !flowPass && a.Score >= FavorableScore:
+			a.Reasons = append(a.Reasons, "the order flow does not favour the "+string(in.Side)+" side")
 		default:
 			a.Reasons = append(a.Reasons, fmt.Sprintf("score %d between %d and %d", a.Score, UnfavorableScore, FavorableScore))
 		}

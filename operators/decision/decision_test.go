@@ -68,7 +68,13 @@ func TestAssess(t *testing.T) {
 	f("nothing known", Inputs{Side: Buy}, Caution, 50, 0, nil)
 	in = good()
 	in.Flow.TradeCount = 2
-	f("too few trades", in, Favorable, 100, 80, map[string]Result{CheckOrderFlow: Unknown})
+	f("too few trades", in, Caution, 100, 80, map[string]Result{CheckOrderFlow: Unknown})
+	// Neutral flow, momentum against, a mixed market: the score reaches 70
+	// but the flow is not on the buyer's side (seen in the demo).
+	in = good()
+	in.Flow = &Flow{BuyPressure: 50, MomentumScore: 44, TradeCount: 500, EventType: "NORMAL"}
+	in.Regime, in.News, in.Slippage = "MIXED", nil, nil
+	f("no edge", in, Caution, 70, 75, map[string]Result{CheckOrderFlow: Warn, CheckMomentum: Warn})
 
 	// Low score.
 	in = good()
