@@ -324,8 +324,12 @@ type SwapResult struct {
 }
 
 // SwapExactIn simulates a swap of amountIn (fee included) of token0
-// (zeroForOne) or token1 against the pool state, stepping across the
-// initialized ticks seen so far, like the pool contract's swap loop. It
+// (zeroForOne) or token1 against the pool state as the pool contract's
+// swap loop runs it: step by step to the next initialized tick or the edge
+// of the current tick-bitmap word, each step's amounts rounded as the
+// contract rounds them, crossing the initialized ticks the state knows (all
+// of them when Complete). With a complete state the amounts are the ones
+// the pool would pay, to the wei (TestSnapshotEstimateEqualsChain). It
 // returns ErrPriceMove when the price would move more than maxMove (0.01 =
 // 1%) and ErrNoLiquidity when the in-range liquidity runs out.
 func (s *PoolState) SwapExactIn(amountIn *big.Int, zeroForOne bool, maxMove float64) (SwapResult, error) {
@@ -343,18 +347,28 @@ func (s *PoolState) SwapExactIn(amountIn *big.Int, zeroForOne bool, maxMove floa
 	out := new(big.Int)
 	crossed := 0
 	for remaining.Sign() > 0 {
-		// The next initialized tick in the swap's direction.
+		// The next tick the pool's swap loop stops at: the next initialized
+		// tick in the swap's direction, but no further than the end of the
+		// current word of the tick bitmap (nextInitializedTickWithinOneWord:
+		// the pool steps a word at a time, and each step rounds its amounts
+		// on its own, so stepping as it does gives its amounts exactly).
 		var next int32
-		var haveNext bool
+		var haveNext, initialized bool
 		if zeroForOne {
 			i := sort.Search(len(ticks), func(i int) bool { return ticks[i] > tick }) - 1
 			if i >= 0 {
-				next, haveNext = ticks[i], true
+				next, haveNext, initialized = ticks[i], true, true
+			}
+			if w, ok := wordEdge(tick, s.Meta.TickSpacing, true); ok && (!haveNext || next < w) {
+				next, haveNext, initialized = w, true, false
 			}
 		} else {
 			i := sort.Search(len(ticks), func(i int) bool { return ticks[i] > tick })
 			if i < len(ticks) {
-				next, haveNext = ticks[i], true
+				next, haveNext, initialized = ticks[i], true, true
+			}
+			if w, ok := wordEdge(tick, s.Meta.TickSpacing, false); ok && (!haveNext || next > w) {
+				next, haveNext, initialized = w, true, false
 			}
 		}
 		target, atLimit := limit, true
@@ -412,21 +426,45 @@ func (s *PoolState) SwapExactIn(amountIn *big.Int, zeroForOne bool, maxMove floa
 		if atLimit {
 			return SwapResult{}, ErrPriceMove
 		}
-		// Cross the tick.
-		net := s.Net[next]
+		// Cross the tick (a word's edge that is not initialized changes
+		// nothing but the tick).
+		if net := s.Net[next]; initialized && net != nil {
+			if zeroForOne {
+				L.Sub(L, net)
+			} else {
+				L.Add(L, net)
+			}
+			crossed++
+		}
 		if zeroForOne {
-			L.Sub(L, net)
 			tick = next - 1
 		} else {
-			L.Add(L, net)
 			tick = next
 		}
 		if L.Sign() < 0 {
 			L.SetInt64(0) // positions opened before start are unknown
 		}
-		crossed++
 	}
 	return SwapResult{AmountIn: new(big.Int).Sub(amountIn, remaining), AmountOut: out, SqrtPriceX96: sqrtP, TicksCrossed: crossed}, nil
+}
+
+// wordEdge is where the pool's swap loop stops for lack of an initialized
+// tick in the current word of its tick bitmap: going down (lte), the first
+// tick of the word holding tick; going up, the last tick of the word
+// holding the next compressed tick; clamped to ±MaxTick. ok is false
+// without a tick spacing.
+func wordEdge(tick, spacing int32, lte bool) (int32, bool) {
+	if spacing <= 0 {
+		return 0, false
+	}
+	c := floorDiv(int64(tick), int64(spacing))
+	var edge int64
+	if lte {
+		edge = floorDiv(c, 256) * 256 * int64(spacing)
+	} else {
+		edge = (floorDiv(c+1, 256)*256 + 255) * int64(spacing)
+	}
+	return int32(max(-MaxTick, min(MaxTick, edge))), true
 }
 
 func (s *PoolState) sortedTicks() []int32 {
@@ -483,7 +521,7 @@ var OrderSizesUSD = []int{1000, 10000, 50000}
 const MaxPriceMove = 0.01
 
 // LiquidityMethod is the method label of the estimates.
-const LiquidityMethod = "uniswap_v3 concentrated liquidity: one exact-input swap in the best pool, fee included, crossing the initialized ticks seen in Mint and Burn events"
+const LiquidityMethod = "uniswap_v3 concentrated liquidity: one exact-input swap in the best pool, fee included, stepping as the pool does across its initialized ticks (every one when its state was read from the chain, else those seen in Mint and Burn events)"
 
 // Estimate is the cost of one market order.
 type Estimate struct {

@@ -10,7 +10,6 @@ import (
 
 	"github.com/marketintel/mi/operators"
 	"github.com/marketintel/mi/pipeline/sources"
-	"github.com/marketintel/mi/pipeline/sources/sim"
 )
 
 // BenchConfig configures Bench.
@@ -35,7 +34,8 @@ type BenchResult struct {
 }
 
 // Bench pushes cfg.Trades simulated trades through the whole pipeline on an
-// in-memory embedded broker — ingest transactions, the operator loop with
+// in-memory embedded broker — the simulator opened from its spec and run
+// by Drive into ingest transactions (as mi run does), the operator loop with
 // its transactions and state changelog — and measures the end-to-end rate.
 func Bench(ctx context.Context, cfg BenchConfig) (BenchResult, error) {
 	if cfg.Partitions == 0 {
@@ -58,10 +58,11 @@ func Bench(ctx context.Context, cfg BenchConfig) (BenchResult, error) {
 	if err := EnsureTopics(ctx, brokers, cfg.Partitions); err != nil {
 		return BenchResult{}, err
 	}
-	src, err := sim.New(sim.Config{Seed: 42, Start: time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC), RateScale: cfg.RateScale})
+	src, err := SourceSpec{Kind: "sim", Seed: 42, Start: time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC), RateScale: cfg.RateScale, MaxSpeed: true}.Open()
 	if err != nil {
-		return BenchResult{}, fmt.Errorf("cannot start simulator: %w", err)
+		return BenchResult{}, err
 	}
+	defer src.Close()
 	lim := &limited{Source: src, left: int64(cfg.Trades)}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

@@ -6,9 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"strconv"
 	"sync"
@@ -131,39 +129,52 @@ type IngestConfig struct {
 // schemas.Gap whose source is the source's name unless the source set one),
 // its side records to their topics (see pipeline/sidetopic) and its rejected
 // inputs to mi.trades.dlq.v1 or the DLQ the record names (reason in header
-// "reason"), each
-// with "source" and "seq" headers, in transactions; after each one commits, a
-// second transaction writes the source checkpoint that counts them. It skips
-// the resume.Records records already committed by an earlier run. It returns nil
-// when a finite source is exhausted and committed, or ctx's error.
+// "reason"), each with "source" and "seq" headers, in transactions; after
+// each one commits, a second transaction writes the source checkpoint that
+// counts them. It skips the resume.Records records already committed by an
+// earlier run. It returns nil when a finite source is exhausted and
+// committed, or ctx's error. It is Drive with the Kafka destination.
 func Ingest(ctx context.Context, cfg IngestConfig, src sources.Source, resume Checkpoint) error {
-	name := src.Name()
-	log := cfg.Logger
-	if log == nil {
-		log = slog.Default()
+	dcfg := DriveConfig{Speed: cfg.Speed, Realtime: cfg.Realtime, Live: cfg.Live, Stats: cfg.Stats, Logger: cfg.Logger}
+	if resume.Finished {
+		return Drive(ctx, dcfg, src, resume, nil)
 	}
+	dst, err := newIngestDest(cfg, src.Name(), resume)
+	if err != nil {
+		return err
+	}
+	defer dst.cl.Close()
+	// A stop leaves no transaction open (see Process); the records it held
+	// are not counted in the checkpoint, so they are produced again.
+	defer func() {
+		actx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = dst.cl.AbortBufferedRecords(actx)
+		_ = dst.cl.EndTransaction(actx, kgo.TryAbort)
+	}()
+	return Drive(ctx, dcfg, src, resume, dst)
+}
+
+// ingestDest is the Kafka destination of Drive: the records of one source
+// in transactions, each followed by a checkpoint transaction.
+type ingestDest struct {
+	cfg       IngestConfig
+	cl        *kgo.Client
+	name      []byte
+	mu        sync.Mutex
+	firstErr  error
+	committed int64 // records counted by the last checkpoint
+	inTxn     bool
+	pending   int
+	txnStart  time.Time
+}
+
+func newIngestDest(cfg IngestConfig, name string, resume Checkpoint) (*ingestDest, error) {
 	if cfg.TxnRecords <= 0 {
 		cfg.TxnRecords = 5000
 	}
 	if cfg.TxnInterval <= 0 {
 		cfg.TxnInterval = 200 * time.Millisecond
-	}
-	stats := cfg.Stats
-	if stats == nil {
-		stats = NewStats()
-	}
-	if resume.Finished {
-		stats.SetState(name, "finished", nil)
-		log.Info("source already read to the end", "source", name, "records", resume.Records)
-		return nil
-	}
-	for n := int64(0); n < resume.Records && !cfg.Live; n++ {
-		if _, err := src.Next(ctx); err != nil {
-			return fmt.Errorf("cannot skip the %d committed records of %s: %w", resume.Records, name, err)
-		}
-	}
-	if resume.Records > 0 && !cfg.Live {
-		log.Info("source resumed after its last checkpoint", "source", name, "skipped", resume.Records)
 	}
 	cl, err := kgo.NewClient(
 		kgo.SeedBrokers(cfg.Brokers...),
@@ -175,194 +186,129 @@ func Ingest(ctx context.Context, cfg IngestConfig, src sources.Source, resume Ch
 		kgo.ProducerBatchMaxBytes(4<<20),
 	)
 	if err != nil {
-		return fmt.Errorf("cannot create Kafka producer for %s: %w", name, err)
+		return nil, fmt.Errorf("cannot create Kafka producer for %s: %w", name, err)
 	}
-	defer cl.Close()
-	// A stop leaves no transaction open (see Process); the records it held
-	// are not counted in the checkpoint, so they are produced again.
-	defer func() {
-		actx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_ = cl.AbortBufferedRecords(actx)
-		_ = cl.EndTransaction(actx, kgo.TryAbort)
-	}()
+	return &ingestDest{cfg: cfg, cl: cl, name: []byte(name), committed: resume.Records}, nil
+}
 
-	stats.SetState(name, "running", nil)
-	var (
-		mu       sync.Mutex
-		firstErr error
-	)
-	promise := func(_ *kgo.Record, err error) {
-		if err != nil {
-			mu.Lock()
-			if firstErr == nil {
-				firstErr = err
-			}
-			mu.Unlock()
+func (d *ingestDest) promise(_ *kgo.Record, err error) {
+	if err != nil {
+		d.mu.Lock()
+		if d.firstErr == nil {
+			d.firstErr = err
 		}
+		d.mu.Unlock()
 	}
-	committed := resume.Records
-	inTxn, pending := false, 0
-	var txnStart time.Time
-	// commit ends the open transaction of records and then, in a second
-	// transaction, writes the checkpoint that counts them. Two transactions,
-	// in this order, because a broker that crashes while committing may
-	// commit some partitions of a transaction and not others: a checkpoint
-	// must never be committed without the records it counts. Records whose
-	// checkpoint was lost are produced again on restart with the same "seq"
-	// header, and the operators drop them as re-deliveries.
-	commit := func(finished bool) error {
-		if inTxn {
-			if err := cl.Flush(ctx); err != nil {
-				return fmt.Errorf("cannot flush: %w", err)
-			}
-			mu.Lock()
-			perr := firstErr
-			mu.Unlock()
-			if perr != nil {
-				_ = cl.EndTransaction(ctx, kgo.TryAbort)
-				return fmt.Errorf("cannot produce: %w", perr)
-			}
-			if err := cl.EndTransaction(ctx, kgo.TryCommit); err != nil {
-				return fmt.Errorf("cannot commit transaction: %w", err)
-			}
-			committed += int64(pending)
-			inTxn, pending = false, 0
-		} else if !finished {
-			return nil
-		}
-		if err := cl.BeginTransaction(); err != nil {
-			return fmt.Errorf("cannot begin transaction: %w", err)
-		}
-		cp, _ := json.Marshal(Checkpoint{Records: committed, StartNs: cfg.StartNs, Finished: finished})
-		cl.Produce(ctx, &kgo.Record{Topic: schemas.TopicSourceOffsets, Key: []byte(name), Value: cp}, promise)
+}
+
+// commit ends the open transaction of records and then, in a second
+// transaction, writes the checkpoint that counts them. Two transactions,
+// in this order, because a broker that crashes while committing may
+// commit some partitions of a transaction and not others: a checkpoint
+// must never be committed without the records it counts. Records whose
+// checkpoint was lost are produced again on restart with the same "seq"
+// header, and the operators drop them as re-deliveries.
+func (d *ingestDest) commit(ctx context.Context, finished bool) error {
+	cl := d.cl
+	if d.inTxn {
 		if err := cl.Flush(ctx); err != nil {
 			return fmt.Errorf("cannot flush: %w", err)
 		}
+		d.mu.Lock()
+		perr := d.firstErr
+		d.mu.Unlock()
+		if perr != nil {
+			_ = cl.EndTransaction(ctx, kgo.TryAbort)
+			return fmt.Errorf("cannot produce: %w", perr)
+		}
 		if err := cl.EndTransaction(ctx, kgo.TryCommit); err != nil {
-			return fmt.Errorf("cannot commit checkpoint: %w", err)
+			return fmt.Errorf("cannot commit transaction: %w", err)
 		}
-		if cfg.Progress != nil {
-			cfg.Progress(committed)
-		}
+		d.committed += int64(d.pending)
+		d.inTxn, d.pending = false, 0
+	} else if !finished {
 		return nil
 	}
-	nameBytes := []byte(name)
-	caughtUp := false
-	var anchorEvent int64
-	var anchorWall time.Time
-	for {
-		nctx, ncancel := ctx, context.CancelFunc(nil)
-		if cfg.Live && inTxn {
-			// A live source may go quiet: commit what is pending on time
-			// instead of holding it until the next record.
-			nctx, ncancel = context.WithDeadline(ctx, txnStart.Add(cfg.TxnInterval))
-		}
-		rec, err := src.Next(nctx)
-		if ncancel != nil {
-			ncancel()
-			if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
-				if err := commit(false); err != nil {
-					stats.SetState(name, "failed", err)
-					return err
-				}
-				continue
-			}
-		}
-		if errors.Is(err, io.EOF) {
-			if err := commit(true); err != nil {
-				stats.SetState(name, "failed", err)
-				return err
-			}
-			stats.SetState(name, "finished", nil)
-			log.Info("source finished", "source", name, "records", committed)
-			return nil
-		}
-		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			stats.SetState(name, "failed", err)
-			return fmt.Errorf("cannot read source %s: %w", name, err)
-		}
-		if t := rec.Trade; t != nil && !cfg.Live && !caughtUp && t.EventTimeNs >= time.Now().Add(-time.Second).UnixNano() {
-			// A replay or simulation whose event time reached the wall
-			// clock: say so once (a live simulation does after catching up
-			// its hour of history; from here it trades in real time).
-			caughtUp = true
-			log.Info("source caught up with real time", "source", name, "records", committed+int64(pending), "event_time", time.Unix(0, t.EventTimeNs).UTC())
-		}
-		if t := rec.Trade; t != nil && (cfg.Realtime || cfg.Speed > 0) {
-			var wait time.Duration
-			if cfg.Realtime {
-				wait = time.Until(time.Unix(0, t.EventTimeNs))
-			} else {
-				if anchorWall.IsZero() {
-					anchorEvent, anchorWall = t.EventTimeNs, time.Now()
-				}
-				due := anchorWall.Add(time.Duration(float64(t.EventTimeNs-anchorEvent) / cfg.Speed))
-				wait = time.Until(due)
-			}
-			if wait > 0 {
-				if err := commit(false); err != nil {
-					stats.SetState(name, "failed", err)
-					return err
-				}
-				select {
-				case <-ctx.Done():
-					return ctx.Err()
-				case <-time.After(wait):
-				}
-			}
-		}
-		if !inTxn {
-			if err := cl.BeginTransaction(); err != nil {
-				return fmt.Errorf("cannot begin transaction: %w", err)
-			}
-			inTxn, txnStart = true, time.Now()
-		}
-		seq := []byte(strconv.FormatInt(committed+int64(pending), 10))
-		if t := rec.Trade; t != nil {
-			v := schemas.AppendTrade(make([]byte, 0, 160), t)
-			cl.Produce(ctx, &kgo.Record{Topic: schemas.TopicTrades, Key: []byte(t.Symbol), Value: v,
-				Headers: []kgo.RecordHeader{{Key: HeaderSource, Value: nameBytes}, {Key: HeaderSeq, Value: seq}}}, promise)
-			stats.Trade(name, t.EventTimeNs, t.IngestTimeNs)
-		} else if g := rec.Gap; g != nil {
-			// A gap goes to the symbol's partition of mi.trades.v1, in order
-			// with its trades, so the operators owning the symbol see it
-			// in the same transactions and checkpoints (docs/topics.md).
-			g = &schemas.Gap{Source: cmp.Or(g.Source, name), FromNs: g.FromNs, ToNs: g.ToNs, Reason: g.Reason}
-			v, err := proto.MarshalOptions{Deterministic: true}.Marshal(g)
-			if err != nil {
-				panic("BUG: cannot marshal gap: " + err.Error())
-			}
-			cl.Produce(ctx, &kgo.Record{Topic: schemas.TopicTrades, Key: []byte(rec.Symbol), Value: v,
-				Headers: []kgo.RecordHeader{{Key: HeaderSource, Value: nameBytes}, {Key: HeaderSeq, Value: seq}, {Key: HeaderKind, Value: []byte(KindGap)}}}, promise)
-		} else if sr := rec.Side; sr != nil {
-			// A side record (pipeline/sidetopic) goes to its topic in the
-			// same transaction, numbered like the source's other records.
-			hs := make([]kgo.RecordHeader, 0, len(sr.Headers)+2)
-			for _, h := range sr.Headers {
-				hs = append(hs, kgo.RecordHeader{Key: h.Key, Value: h.Value})
-			}
-			hs = append(hs, kgo.RecordHeader{Key: HeaderSource, Value: nameBytes}, kgo.RecordHeader{Key: HeaderSeq, Value: seq})
-			cl.Produce(ctx, &kgo.Record{Topic: sr.Topic, Key: sr.Key, Value: sr.Value, Headers: hs}, promise)
-		} else {
-			cl.Produce(ctx, &kgo.Record{
-				Topic: cmp.Or(rec.DLQ, schemas.TopicTradesDLQ), Key: nameBytes, Value: rec.Raw,
-				Headers: []kgo.RecordHeader{{Key: "reason", Value: []byte(rec.Reason)}, {Key: HeaderSource, Value: nameBytes}, {Key: HeaderSeq, Value: seq}},
-			}, promise)
-			stats.Reject(name, rec.Reason)
-		}
-		pending++
-		if pending >= cfg.TxnRecords || time.Since(txnStart) >= cfg.TxnInterval {
-			if err := commit(false); err != nil {
-				stats.SetState(name, "failed", err)
-				return err
-			}
-		}
+	if err := cl.BeginTransaction(); err != nil {
+		return fmt.Errorf("cannot begin transaction: %w", err)
 	}
+	cp, _ := json.Marshal(Checkpoint{Records: d.committed, StartNs: d.cfg.StartNs, Finished: finished})
+	cl.Produce(ctx, &kgo.Record{Topic: schemas.TopicSourceOffsets, Key: d.name, Value: cp}, d.promise)
+	if err := cl.Flush(ctx); err != nil {
+		return fmt.Errorf("cannot flush: %w", err)
+	}
+	if err := cl.EndTransaction(ctx, kgo.TryCommit); err != nil {
+		return fmt.Errorf("cannot commit checkpoint: %w", err)
+	}
+	if d.cfg.Progress != nil {
+		d.cfg.Progress(d.committed)
+	}
+	return nil
 }
+
+// Put implements Destination.
+func (d *ingestDest) Put(ctx context.Context, rec sources.Record, pos int64) error {
+	cl := d.cl
+	if !d.inTxn {
+		if err := cl.BeginTransaction(); err != nil {
+			return fmt.Errorf("cannot begin transaction: %w", err)
+		}
+		d.inTxn, d.txnStart = true, time.Now()
+	}
+	if pos != d.committed+int64(d.pending) {
+		panic(fmt.Sprintf("BUG: record %d of %s put after %d committed and %d pending", pos, d.name, d.committed, d.pending))
+	}
+	nameBytes := d.name
+	seq := []byte(strconv.FormatInt(pos, 10))
+	if t := rec.Trade; t != nil {
+		v := schemas.AppendTrade(make([]byte, 0, 160), t)
+		cl.Produce(ctx, &kgo.Record{Topic: schemas.TopicTrades, Key: []byte(t.Symbol), Value: v,
+			Headers: []kgo.RecordHeader{{Key: HeaderSource, Value: nameBytes}, {Key: HeaderSeq, Value: seq}}}, d.promise)
+	} else if g := rec.Gap; g != nil {
+		// A gap goes to the symbol's partition of mi.trades.v1, in order
+		// with its trades, so the operators owning the symbol see it
+		// in the same transactions and checkpoints (docs/topics.md).
+		g = &schemas.Gap{Source: cmp.Or(g.Source, string(nameBytes)), FromNs: g.FromNs, ToNs: g.ToNs, Reason: g.Reason}
+		v, err := proto.MarshalOptions{Deterministic: true}.Marshal(g)
+		if err != nil {
+			panic("BUG: cannot marshal gap: " + err.Error())
+		}
+		cl.Produce(ctx, &kgo.Record{Topic: schemas.TopicTrades, Key: []byte(rec.Symbol), Value: v,
+			Headers: []kgo.RecordHeader{{Key: HeaderSource, Value: nameBytes}, {Key: HeaderSeq, Value: seq}, {Key: HeaderKind, Value: []byte(KindGap)}}}, d.promise)
+	} else if sr := rec.Side; sr != nil {
+		// A side record (pipeline/sidetopic) goes to its topic in the
+		// same transaction, numbered like the source's other records.
+		hs := make([]kgo.RecordHeader, 0, len(sr.Headers)+2)
+		for _, h := range sr.Headers {
+			hs = append(hs, kgo.RecordHeader{Key: h.Key, Value: h.Value})
+		}
+		hs = append(hs, kgo.RecordHeader{Key: HeaderSource, Value: nameBytes}, kgo.RecordHeader{Key: HeaderSeq, Value: seq})
+		cl.Produce(ctx, &kgo.Record{Topic: sr.Topic, Key: sr.Key, Value: sr.Value, Headers: hs}, d.promise)
+	} else {
+		cl.Produce(ctx, &kgo.Record{
+			Topic: cmp.Or(rec.DLQ, schemas.TopicTradesDLQ), Key: nameBytes, Value: rec.Raw,
+			Headers: []kgo.RecordHeader{{Key: "reason", Value: []byte(rec.Reason)}, {Key: HeaderSource, Value: nameBytes}, {Key: HeaderSeq, Value: seq}},
+		}, d.promise)
+	}
+	d.pending++
+	if d.pending >= d.cfg.TxnRecords || time.Since(d.txnStart) >= d.cfg.TxnInterval {
+		return d.commit(ctx, false)
+	}
+	return nil
+}
+
+// Commit implements Destination: the open transaction and its checkpoint.
+func (d *ingestDest) Commit(ctx context.Context) error { return d.commit(ctx, false) }
+
+// Due implements Destination: an open transaction is due TxnInterval after
+// its first record.
+func (d *ingestDest) Due() (time.Time, bool) {
+	return d.txnStart.Add(d.cfg.TxnInterval), d.inTxn
+}
+
+// End implements Destination: the last transaction and a checkpoint saying
+// the source was read to its end, so a restart does not read it again.
+func (d *ingestDest) End(ctx context.Context) error { return d.commit(ctx, true) }
 
 // transactionalID builds a stable transactional id from a prefix and a name,
 // hashing names too long for comfort.

@@ -27,8 +27,12 @@ type RunConfig struct {
 	// truth. Created if missing.
 	DataDir string
 	// Sources are source specs: "sim[:key=value,...]" or "replay:PATH[,PATH...]"
-	// (see ParseSourceSpec). Empty means no ingest role.
+	// (see ParseSourceSpec).
 	Sources []string
+	// Live are opened live sources (the venue connections of the sources
+	// configuration), ingested with the Sources by the "ingest" role; Run
+	// closes them. A live source that fails does not stop Run.
+	Live []sources.Source
 	// ReplaySpeed paces replays: 0 = as fast as possible, N = N times real time.
 	ReplaySpeed float64
 	// Brokers of an external Kafka cluster; empty starts the embedded broker
@@ -128,11 +132,18 @@ func Run(ctx context.Context, cfg RunConfig) error {
 		}
 		return false
 	}
+	if !has("ingest") {
+		for _, src := range cfg.Live {
+			_ = src.Close()
+		}
+	}
 	g, gctx := errgroup.WithContext(ctx)
 	if has("ingest") {
 		for _, spec := range cfg.Sources {
-			spec := spec
 			g.Go(func() error { return runSource(gctx, cfg, brokers, spec, txnSuffix, log) })
+		}
+		for _, src := range cfg.Live {
+			g.Go(func() error { runLive(gctx, cfg, brokers, src, txnSuffix, log); return nil })
 		}
 	}
 	if has("process") {
@@ -177,7 +188,8 @@ func Run(ctx context.Context, cfg RunConfig) error {
 	return err
 }
 
-// SourceSpec is a parsed --source value.
+// SourceSpec is a parsed --source value: what mi run, mi backfill and mi
+// bench open with Open and run with Drive.
 type SourceSpec struct {
 	Kind  string   // "sim" or "replay"
 	Paths []string // replay files
@@ -188,6 +200,43 @@ type SourceSpec struct {
 	RateScale float64
 	Events    float64 // events per symbol per day; 0 = simulator default
 	MaxSpeed  bool    // sim: generate as fast as possible instead of real time
+	// Set by the caller, not by ParseSourceSpec (sim only): End, when not
+	// zero, ends the simulation instead of Start+Duration; Symbols
+	// restricts the universe; GroundTruth is the file the simulator writes
+	// its planted events to.
+	End         time.Time
+	Symbols     []string
+	GroundTruth string
+}
+
+// Open opens the source the spec describes. A simulation starts at Start,
+// which the caller resolves first (a live start, a checkpoint's start, a
+// backfill's warm-up); it ends at End, else Start+Duration when Duration is
+// set, else never.
+func (sp SourceSpec) Open() (sources.Source, error) {
+	switch sp.Kind {
+	case "replay":
+		src, err := replay.OpenAll(sp.Paths)
+		if err != nil {
+			return nil, fmt.Errorf("cannot open replay: %w", err)
+		}
+		return src, nil
+	case "sim":
+		if sp.Start.IsZero() {
+			panic("BUG: simulation opened without a start")
+		}
+		end := sp.End
+		if end.IsZero() && sp.Duration > 0 {
+			end = sp.Start.Add(sp.Duration)
+		}
+		src, err := sim.New(sim.Config{Seed: sp.Seed, Start: sp.Start, End: end, RateScale: sp.RateScale,
+			EventsPerSymbolPerDay: sp.Events, Symbols: sp.Symbols, GroundTruthPath: sp.GroundTruth})
+		if err != nil {
+			return nil, fmt.Errorf("cannot start the simulator: %w", err)
+		}
+		return src, nil
+	}
+	panic("BUG: source spec of kind " + sp.Kind)
 }
 
 // ParseSourceSpec parses "sim", "sim:seed=7,start=2026-01-01T00:00:00Z,duration=6h,rate=0.5,events=4,speed=max"
@@ -240,8 +289,8 @@ func ParseSourceSpec(s string) (SourceSpec, error) {
 	return SourceSpec{}, fmt.Errorf("cannot use source %q: %s", s, accepted)
 }
 
-// runSource opens one source spec, resumes it from its checkpoint and ingests
-// it.
+// runSource opens one source spec, resumes it from its checkpoint and
+// ingests it.
 func runSource(ctx context.Context, cfg RunConfig, brokers []string, spec, txnSuffix string, log *slog.Logger) error {
 	sp, err := ParseSourceSpec(spec)
 	if err != nil {
@@ -252,11 +301,11 @@ func runSource(ctx context.Context, cfg RunConfig, brokers []string, spec, txnSu
 	var resume Checkpoint
 	switch sp.Kind {
 	case "replay":
-		src, err = replay.OpenAll(sp.Paths)
-		if err != nil {
-			return fmt.Errorf("cannot open replay: %w", err)
+		if src, err = sp.Open(); err != nil {
+			return err
 		}
 		if resume, _, err = ReadCheckpoint(ctx, brokers, src.Name()); err != nil {
+			src.Close()
 			return err
 		}
 	case "sim":
@@ -265,32 +314,26 @@ func runSource(ctx context.Context, cfg RunConfig, brokers []string, spec, txnSu
 		if err != nil {
 			return err
 		}
-		start := sp.Start
+		live := sp.Start.IsZero()
 		switch {
 		case found && cp.StartNs != 0:
-			start = time.Unix(0, cp.StartNs).UTC()
-		case start.IsZero():
-			start = cfg.Now().Add(-LiveSimHistory).Truncate(time.Second).UTC()
+			sp.Start = time.Unix(0, cp.StartNs).UTC()
+		case live:
+			sp.Start = cfg.Now().Add(-LiveSimHistory).Truncate(time.Second).UTC()
 		}
-		var end time.Time
-		if sp.Duration > 0 {
-			end = start.Add(sp.Duration)
-		}
-		gt := ""
 		if cfg.DataDir != "" {
-			gt = filepath.Join(cfg.DataDir, "sim-ground-truth.ndjson")
+			sp.GroundTruth = filepath.Join(cfg.DataDir, "sim-ground-truth.ndjson")
 		}
-		s, err := sim.New(sim.Config{Seed: sp.Seed, Start: start, End: end, RateScale: sp.RateScale, EventsPerSymbolPerDay: sp.Events, GroundTruthPath: gt})
-		if err != nil {
-			return fmt.Errorf("cannot start simulator: %w", err)
+		if src, err = sp.Open(); err != nil {
+			return err
 		}
-		if s.Name() != name {
-			panic("BUG: simulator name " + s.Name() + " != " + name)
+		if src.Name() != name {
+			panic("BUG: simulator name " + src.Name() + " != " + name)
 		}
-		src, resume = s, cp
-		icfg.StartNs = start.UnixNano()
+		resume = cp
+		icfg.StartNs = sp.Start.UnixNano()
 		icfg.Speed = 0
-		icfg.Realtime = !sp.MaxSpeed && sp.Start.IsZero()
+		icfg.Realtime = !sp.MaxSpeed && live
 	}
 	defer src.Close()
 	if cfg.Progress != nil {
@@ -298,6 +341,22 @@ func runSource(ctx context.Context, cfg RunConfig, brokers []string, spec, txnSu
 		icfg.Progress = func(n int64) { cfg.Progress(name, n) }
 	}
 	return Ingest(ctx, icfg, src, resume)
+}
+
+// runLive ingests one live source (a venue connection of the sources
+// configuration), resuming its record count from its checkpoint. A live
+// source that fails is logged and shown failed in /status; it does not stop
+// the other roles.
+func runLive(ctx context.Context, cfg RunConfig, brokers []string, src sources.Source, txnSuffix string, log *slog.Logger) {
+	defer src.Close()
+	cp, _, err := ReadCheckpoint(ctx, brokers, src.Name())
+	if err == nil {
+		err = Ingest(ctx, IngestConfig{Brokers: brokers, Live: true, Stats: cfg.Stats, Logger: log, TxnSuffix: txnSuffix}, src, cp)
+	}
+	if err != nil && !errors.Is(err, context.Canceled) && ctx.Err() == nil {
+		cfg.Stats.SetState(src.Name(), "failed", err)
+		log.Error("live source stopped", "source", src.Name(), "err", err)
+	}
 }
 
 // LiveSimHistory is how far in the past a live simulation starts: it

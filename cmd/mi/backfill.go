@@ -14,14 +14,14 @@ import (
 
 	"github.com/marketintel/mi/datasets"
 	"github.com/marketintel/mi/internal/datadir"
-	pqsink "github.com/marketintel/mi/sinks/parquet"
+	"github.com/marketintel/mi/pipeline"
 )
 
 // cmdBackfill is "mi backfill": history day files from a simulation or a
 // replay, in event time at full speed, without a broker.
 func cmdBackfill(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("mi backfill", flag.ContinueOnError)
-	source := fs.String("source", "sim", `"sim" or "replay:PATH[,PATH...]"`)
+	source := fs.String("source", "sim", `"sim[:seed=N,rate=X,events=X]" or "replay:PATH[,PATH...]"`)
 	from := fs.String("from", "", "first UTC day, YYYY-MM-DD (required)")
 	to := fs.String("to", "", "last UTC day, YYYY-MM-DD (default: --from)")
 	dataDir := fs.String("data-dir", "./data", "data directory the day files are written under")
@@ -48,7 +48,7 @@ func cmdBackfill(ctx context.Context, args []string) error {
 	log, _ := newLogger("text")
 	bar := newFracBar(os.Stderr)
 	start := time.Now()
-	res, err := pqsink.Backfill(ctx, pqsink.BackfillConfig{
+	res, err := pipeline.Backfill(ctx, pipeline.BackfillConfig{
 		Root: *dataDir, Source: *source, From: f, To: t, Seed: *seed, RateScale: *rate, Symbols: syms,
 		Progress: func(done float64, trades int64) { bar.update(done, fmt.Sprintf("%d trades", trades)) },
 	})

@@ -295,8 +295,8 @@ func cmdRun(ctx context.Context, args []string) (err error) {
 			News:  newsStage,
 			Stats: stats, Proc: proc, Logger: log, Progress: progress.update,
 			Parquet: pipeline.ParquetSinkConfig{Every: every, FlushInterval: *flushEvery, InstanceID: *instance},
+			Live:    live,
 			BrokerReady: func(b []string) {
-				startLive(ctx, live, len(bl) > 0, stats, log)(b)
 				startAlertStages(ctx, b, alertsD, log)
 				if rl == nil || slices.Contains(rl, "parquet") {
 					startRatesFiles(ctx, b, *dataDir, log)

@@ -1,11 +1,7 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"log/slog"
-	"strconv"
-	"time"
 
 	"github.com/marketintel/mi/pipeline"
 	"github.com/marketintel/mi/pipeline/sources"
@@ -28,7 +24,8 @@ func init() {
 // liveSources opens the live sources of the configuration file path (the
 // built-in default, deploy/sources.default.json, when path is empty). They
 // run when no --source is given, or when --sources-config is given
-// explicitly; nothing connects until the ingest loops start.
+// explicitly; nothing connects until the ingest loops start. pipeline.Run
+// drives them (RunConfig.Live) like the --source specs.
 func liveSources(specs []string, path string, stats *pipeline.Stats, log *slog.Logger) ([]sources.Source, error) {
 	if len(specs) > 0 && path == "" {
 		return nil, nil
@@ -47,29 +44,4 @@ func liveSources(specs []string, path string, stats *pipeline.Stats, log *slog.L
 	}
 	log.Info("live sources configured", "config", where, "sources", len(srcs))
 	return srcs, nil
-}
-
-// startLive returns the pipeline's BrokerReady hook: one ingest loop per
-// live source, resuming its record count from its checkpoint. A loop that
-// fails is logged and shown in /status; it does not stop the service.
-func startLive(ctx context.Context, srcs []sources.Source, external bool, stats *pipeline.Stats, log *slog.Logger) func([]string) {
-	return func(brokers []string) {
-		suffix := ""
-		if !external { // see pipeline.Run: fresh transactional ids on the embedded broker
-			suffix = "-live-" + strconv.FormatInt(time.Now().UnixNano(), 36)
-		}
-		for _, src := range srcs {
-			go func() {
-				defer src.Close()
-				cp, _, err := pipeline.ReadCheckpoint(ctx, brokers, src.Name())
-				if err == nil {
-					err = pipeline.Ingest(ctx, pipeline.IngestConfig{Brokers: brokers, Live: true, Stats: stats, Logger: log, TxnSuffix: suffix}, src, cp)
-				}
-				if err != nil && !errors.Is(err, context.Canceled) && ctx.Err() == nil {
-					stats.SetState(src.Name(), "failed", err)
-					log.Error("live source stopped", "source", src.Name(), "err", err)
-				}
-			}()
-		}
-	}
 }

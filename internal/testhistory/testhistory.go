@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	pqsink "github.com/marketintel/mi/sinks/parquet"
+	"github.com/marketintel/mi/pipeline"
 )
 
 // DefaultFrom is the first simulated day when Options.From is zero.
@@ -33,7 +33,7 @@ type Options struct {
 // Build backfills simulated days into dir (the data directory layout of
 // package datasets; use t.TempDir()) and returns what was written. The
 // files are a pure function of the options. It fails the test on error.
-func Build(t testing.TB, dir string, o Options) pqsink.BackfillResult {
+func Build(t testing.TB, dir string, o Options) pipeline.BackfillResult {
 	t.Helper()
 	if o.From.IsZero() {
 		o.From = DefaultFrom
@@ -47,7 +47,7 @@ func Build(t testing.TB, dir string, o Options) pqsink.BackfillResult {
 	if o.Seed == 0 {
 		o.Seed = 1
 	}
-	res, err := pqsink.Backfill(context.Background(), pqsink.BackfillConfig{
+	res, err := pipeline.Backfill(context.Background(), pipeline.BackfillConfig{
 		Root: dir, Source: "sim", From: o.From, To: o.From.AddDate(0, 0, o.Days-1),
 		Seed: o.Seed, RateScale: o.Rate, Symbols: o.Symbols,
 	})

@@ -1,4 +1,4 @@
-package parquet
+package parquet_test
 
 import (
 	"encoding/json"
@@ -16,6 +16,7 @@ import (
 	"github.com/parquet-go/parquet-go/format"
 
 	"github.com/marketintel/mi/datasets"
+	"github.com/marketintel/mi/sinks/parquet"
 )
 
 // TestHyparquetReadsDayFiles reads a day file of every dataset with
@@ -36,15 +37,15 @@ func TestHyparquetReadsDayFiles(t *testing.T) {
 	root, _ := backfill(t)
 	d := "2026-03-03"
 	file := func(p string) string { return filepath.Join(p, datasets.DayFileName) }
-	check(t, dir, file(datasets.CandleDir(root, "1m", d, "sim_uniswap")), []CandleRow(nil))
-	check(t, dir, file(datasets.TradeDir(root, d, "sim_uniswap")), []TradeRow(nil))
-	check(t, dir, file(datasets.SignalDir(root, "15m", d)), []SignalRow(nil))
-	check(t, dir, file(datasets.SignalChangeDir(root, d)), []SignalChangeRow(nil))
+	check(t, dir, file(datasets.CandleDir(root, "1m", d, "sim_uniswap")), []parquet.CandleRow(nil))
+	check(t, dir, file(datasets.TradeDir(root, d, "sim_uniswap")), []parquet.TradeRow(nil))
+	check(t, dir, file(datasets.SignalDir(root, "15m", d)), []parquet.SignalRow(nil))
+	check(t, dir, file(datasets.SignalChangeDir(root, d)), []parquet.SignalChangeRow(nil))
 }
 
 func check[T any](t *testing.T, dir, path string, _ []T) {
 	t.Helper()
-	ours, err := ReadRows[T](path)
+	ours, err := parquet.ReadRows[T](path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,13 +129,13 @@ func TestHyparquetReadsDictionaryFallback(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows := make([]TradeRow, 100_000)
+	rows := make([]parquet.TradeRow, 100_000)
 	for i := range rows {
-		rows[i] = TradeRow{EventTime: int64(i), Symbol: "ETHUSD", VenueKind: "dex", Chain: "ethereum",
+		rows[i] = parquet.TradeRow{EventTime: int64(i), Symbol: "ETHUSD", VenueKind: "dex", Chain: "ethereum",
 			Side: "BUY", TradeID: fmt.Sprintf("0x%064x", i), Wallet: fmt.Sprintf("0x%040x", i*7919), Price: float64(i)}
 	}
 	path := filepath.Join(t.TempDir(), datasets.DayFileName)
-	if err := WriteRows(path, rows); err != nil {
+	if err := parquet.WriteRows(path, rows); err != nil {
 		t.Fatal(err)
 	}
 	f, err := os.Open(path)
@@ -156,23 +157,23 @@ func TestHyparquetReadsDictionaryFallback(t *testing.T) {
 	if !slices.Contains(encs, format.Plain) || !slices.Contains(encs, format.RLEDictionary) {
 		t.Fatalf("wallet encodings %v, want dictionary pages then plain ones", encs)
 	}
-	got, err := ReadRows[TradeRow](path)
+	got, err := parquet.ReadRows[parquet.TradeRow](path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !slices.Equal(got, rows) {
 		t.Fatal("the column reader did not read back the rows written")
 	}
-	genericReads = true
-	got, err = ReadRows[TradeRow](path)
-	genericReads = false
+	*parquet.GenericReads = true
+	got, err = parquet.ReadRows[parquet.TradeRow](path)
+	*parquet.GenericReads = false
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !slices.Equal(got, rows) {
 		t.Fatal("the generic reader did not read back the rows written")
 	}
-	check(t, dir, path, []TradeRow(nil))
+	check(t, dir, path, []parquet.TradeRow(nil))
 	var n, distinct int
 	var last string
 	err = duck(t).QueryRow("SELECT count(*), count(DISTINCT wallet), max_by(wallet, event_time) FROM read_parquet(?)", path).Scan(&n, &distinct, &last)

@@ -453,6 +453,30 @@ func (s *Sink) FlushAndCompact() ([]string, error) {
 	return days, nil
 }
 
+// CompactDaysEndedBy compacts every pending day that ends at or before t
+// and returns them, oldest first. Rows still buffered are not included:
+// Flush first. A finite source calls it at its end with its watermark: no
+// later row can come for those days, whatever the grace period.
+func (s *Sink) CompactDaysEndedBy(t time.Time) ([]string, error) {
+	var out []string
+	for d := range s.pending {
+		day, err := time.Parse(datasets.DateFormat, d)
+		if err != nil {
+			panic("BUG: pending day " + d)
+		}
+		if !day.Add(24 * time.Hour).After(t) {
+			out = append(out, d)
+		}
+	}
+	sort.Strings(out)
+	for _, d := range out {
+		if err := s.CompactDay(d); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
 // CompactDay merges the staged parts of day into its day files and deletes
 // the parts. Rows still buffered are not included: Flush first. It is
 // idempotent, and safe to repeat after a crash at any point.

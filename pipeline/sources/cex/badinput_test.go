@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/marketintel/mi/internal/fixtures"
-	"github.com/marketintel/mi/pipeline/sources/replay"
 	"github.com/marketintel/mi/schemas"
 )
 
@@ -100,10 +99,10 @@ func TestBinanceGapDetection(t *testing.T) {
 	path := fixtures.Path(t, "trades/"+c.file)
 	msgs := c.msgs(t, path)
 	cut, skip := len(msgs)/2, 400
-	p, _ := replay.NewMessageParser("binance", "", "x")
+	p, _, _ := NewDecoder("binance", "", "x")
 	var missing []string
 	for _, m := range msgs[cut : cut+skip] {
-		for _, r := range p.Parse(m, 1, nil) {
+		for _, r := range p.Message(m, 1, nil) {
 			if r.Trade != nil {
 				missing = append(missing, r.Trade.TradeId)
 			}

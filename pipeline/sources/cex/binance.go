@@ -2,7 +2,10 @@ package cex
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
+
+	"github.com/marketintel/mi/pipeline/sources/venue/binance"
 )
 
 // Binance spot, stream <symbol>@trade on the combined-stream endpoint
@@ -29,6 +32,16 @@ func init() {
 			return url + "?streams=" + strings.Join(streams(markets), "/")
 		},
 		seqIDs: true,
+		decoder: func(venueID, source string) (Decoder, string, error) {
+			if venueID == "" {
+				venueID = binance.Spot
+			}
+			if venueID != binance.Spot && venueID != binance.USDM {
+				return nil, "", fmt.Errorf("cannot decode binance messages for venue %q: accepted %s, %s", venueID, binance.Spot, binance.USDM)
+			}
+			d, err := binance.New(venueID, source)
+			return d, venueID, err
+		},
 	})
 }
 

@@ -1,6 +1,10 @@
 package cex
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/marketintel/mi/pipeline/sources/venue/bybit"
+)
 
 // Bybit v5 public streams, topic publicTrade.<symbol>. The endpoint path
 // selects the market type: /v5/public/spot (venue "bybit"), /linear
@@ -24,5 +28,12 @@ func init() {
 			return [][]byte{b}
 		},
 		ping: []byte(`{"op":"ping"}`),
+		decoder: func(venueID, source string) (Decoder, string, error) {
+			d, err := bybit.New(venueID, source)
+			if err != nil {
+				return nil, "", err
+			}
+			return d, d.Venue(), nil
+		},
 	})
 }

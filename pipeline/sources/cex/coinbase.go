@@ -1,6 +1,10 @@
 package cex
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/marketintel/mi/pipeline/sources/venue/coinbase"
+)
 
 // Coinbase Advanced Trade, channel market_trades (public, no
 // authentication). The connection also subscribes to "heartbeats", which
@@ -24,5 +28,8 @@ func init() {
 			return out
 		},
 		seqIDs: true,
+		decoder: func(_, source string) (Decoder, string, error) {
+			return coinbase.New(source), coinbase.Venue, nil
+		},
 	})
 }

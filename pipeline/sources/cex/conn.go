@@ -7,9 +7,10 @@
 // trade ids are consecutive (yielding them, and every disconnect, as gap
 // records of the affected symbols), and turns every message it cannot use into a
 // rejected record with a reason (the pipeline dead-letters those) without
-// dropping the connection. Message decoding is shared with the capture
-// readers (replay.MessageParser), so a message yields the same trade live
-// and in replay. Aggressor-side semantics per venue are in docs/venues.md.
+// dropping the connection. Each venue's messages are decoded by its venue
+// decoder (pipeline/sources/venue/<venue>), the one the capture reader
+// uses too, so a message yields the same trade live and in replay.
+// Aggressor-side semantics per venue are in docs/venues.md.
 package cex
 
 import (
@@ -20,6 +21,7 @@ import (
 	"log/slog"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -27,7 +29,6 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/marketintel/mi/pipeline/sources"
-	"github.com/marketintel/mi/pipeline/sources/replay"
 	"github.com/marketintel/mi/pipeline/symbols"
 	"github.com/marketintel/mi/schemas"
 )
@@ -48,10 +49,10 @@ type Config struct {
 	// Name is the source name in logs, /status and checkpoints; default
 	// "<protocol>:<venue>".
 	Name string
-	// Protocol is one of replay.Protocols.
+	// Protocol is one of Protocols().
 	Protocol string
 	// Venue selects the market type where a protocol has several (see
-	// replay.NewMessageParser); empty = spot.
+	// NewDecoder); empty = spot.
 	Venue string
 	// URL of the venue's WebSocket endpoint; default the venue's public one.
 	URL string
@@ -97,19 +98,58 @@ type venue struct {
 	// seqIDs is set when trade ids are consecutive integers per market, so
 	// that a jump is a missed trade.
 	seqIDs bool
+	// decoder returns the venue package's decoder of the protocol's
+	// messages for venueID ("" = the protocol's spot venue) and the venue
+	// id it stamps.
+	decoder func(venueID, source string) (Decoder, string, error)
 }
 
 var venues = map[string]venue{}
 
 func register(protocol string, v venue) { venues[protocol] = v }
 
+// Decoder decodes one venue's live messages: the decoder of the venue's
+// package (pipeline/sources/venue/...), which the capture reader uses too.
+type Decoder interface {
+	// Message appends the records of one message received at ingestNs:
+	// trades, a rejected record per message it cannot use ("malformed
+	// json", "venue error: ...", "unknown message type: ..."), nothing for
+	// a control message, which it counts as skipped.
+	Message(msg []byte, ingestNs int64, out []sources.Record) []sources.Record
+	// Skipped returns how many control messages were skipped so far.
+	Skipped() uint64
+}
+
+// Protocols returns the protocols New and NewDecoder accept, sorted and
+// comma-separated.
+func Protocols() string {
+	names := make([]string, 0, len(venues))
+	for p := range venues {
+		names = append(names, p)
+	}
+	slices.Sort(names)
+	return strings.Join(names, ", ")
+}
+
+// NewDecoder returns the live decoder of protocol's messages for venueID
+// ("" = the protocol's spot venue) that stamps source on its trades, and
+// the venue id of its trades.
+func NewDecoder(protocol, venueID, source string) (Decoder, string, error) {
+	v, ok := venues[protocol]
+	if !ok {
+		return nil, "", fmt.Errorf("cannot decode messages of protocol %q: accepted %s", protocol, Protocols())
+	}
+	return v.decoder(venueID, source)
+}
+
 // Conn is a live connector; it implements sources.Source.
 type Conn struct {
-	cfg    Config
-	v      venue
-	parser *replay.MessageParser
-	obs    Observer
-	log    *slog.Logger
+	cfg     Config
+	v       venue
+	decoder Decoder
+	venueID string
+	obs     Observer
+	log     *slog.Logger
 
 	startOnce sync.Once
 	ctx       context.Context
@@ -134,7 +174,7 @@ type Conn struct {
 func New(cfg Config) (*Conn, error) {
 	v, ok := venues[cfg.Protocol]
 	if !ok {
-		return nil, fmt.Errorf("cannot connect to protocol %q: accepted %s", cfg.Protocol, replay.Protocols)
+		return nil, fmt.Errorf("cannot connect to protocol %q: accepted %s", cfg.Protocol, Protocols())
 	}
 	if len(cfg.Markets) == 0 {
 		return nil, fmt.Errorf("cannot connect to %s: no markets configured", cfg.Protocol)
@@ -142,14 +182,14 @@ func New(cfg Config) (*Conn, error) {
 	if cfg.URL == "" {
 		cfg.URL = v.url
 	}
-	p, err := replay.NewMessageParser(cfg.Protocol, cfg.Venue, "")
+	_, venueID, err := v.decoder(cfg.Venue, "")
 	if err != nil {
 		return nil, err
 	}
 	if cfg.Name == "" {
-		cfg.Name = cfg.Protocol + ":" + p.Venue()
+		cfg.Name = cfg.Protocol + ":" + venueID
 	}
-	p, _ = replay.NewMessageParser(cfg.Protocol, cfg.Venue, cfg.Name)
+	p, _, _ := v.decoder(cfg.Venue, cfg.Name)
 	def := func(d *time.Duration, v time.Duration) {
 		if *d <= 0 {
 			*d = v
@@ -172,11 +212,11 @@ func New(cfg Config) (*Conn, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	c := &Conn{cfg: cfg, v: v, parser: p, obs: cfg.Observer, log: cfg.Logger,
+	c := &Conn{cfg: cfg, v: v, decoder: p, venueID: venueID, obs: cfg.Observer, log: cfg.Logger,
 		done: make(chan struct{}), recs: make(chan sources.Record, 4096),
 		dedupe: newDedupe(cfg.DedupeWindow), gaps: newGapTracker(cfg.GapGrace)}
 	for _, m := range cfg.Markets {
-		if sym, ok := symbols.Normalize(p.Venue(), m); ok && !slices.Contains(c.symbols, sym) {
+		if sym, ok := symbols.Normalize(venueID, m); ok && !slices.Contains(c.symbols, sym) {
 			c.symbols = append(c.symbols, sym)
 		}
 	}
@@ -195,7 +235,7 @@ func New(cfg Config) (*Conn, error) {
 func (c *Conn) Name() string { return c.cfg.Name }
 
 // Venue returns the venue stamped on the trades.
-func (c *Conn) Venue() string { return c.parser.Venue() }
+func (c *Conn) Venue() string { return c.venueID }
 
 // Next implements sources.Source. It never returns io.EOF: a live source
 // ends only when ctx ends or the connector is closed.
@@ -343,7 +383,7 @@ func (c *Conn) session(downSince *int64) (bool, error) {
 			c.deliver(sources.Record{Raw: append([]byte(nil), buf[:min(len(buf), 4096)]...), Reason: "unknown message type: binary frame"})
 			continue
 		}
-		out = c.parser.Parse(buf, ingest, out[:0])
+		out = c.decoder.Message(buf, ingest, out[:0])
 		for i := range out {
 			c.deliver(out[i])
 			out[i] = sources.Record{}

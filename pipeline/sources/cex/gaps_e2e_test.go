@@ -13,7 +13,6 @@ import (
 	"github.com/marketintel/mi/internal/fixtures"
 	"github.com/marketintel/mi/operators"
 	"github.com/marketintel/mi/pipeline"
-	"github.com/marketintel/mi/pipeline/sources/replay"
 	"github.com/marketintel/mi/schemas"
 )
 
@@ -28,14 +27,14 @@ func TestMissedTradesReachDocuments(t *testing.T) {
 	path := fixtures.Path(t, "trades/"+c.file)
 	msgs := c.msgs(t, path)[:4000]
 	cut, skip := 1500, 400
-	p, err := replay.NewMessageParser("binance", "", "x")
+	p, _, err := NewDecoder("binance", "", "x")
 	if err != nil {
 		t.Fatal(err)
 	}
 	var ids []string
 	var times []int64
 	for _, m := range msgs {
-		for _, r := range p.Parse(m, 1, nil) {
+		for _, r := range p.Message(m, 1, nil) {
 			if r.Trade != nil {
 				ids = append(ids, r.Trade.TradeId)
 				times = append(times, r.Trade.EventTimeNs)
@@ -47,7 +46,7 @@ func TestMissedTradesReachDocuments(t *testing.T) {
 	var missedFrom, missedTo int
 	n := 0
 	for i, m := range msgs {
-		k := len(p.Parse(m, 1, nil))
+		k := len(p.Message(m, 1, nil))
 		if i == cut {
 			missedFrom = n
 		}

@@ -1,6 +1,10 @@
 package cex
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/marketintel/mi/pipeline/sources/venue/hyperliquid"
+)
 
 // Hyperliquid, subscription {"type":"trades","coin":...} (perps, quoted in
 // USDC). Hyperliquid closes a connection idle for 60 s, so the connector
@@ -22,5 +26,8 @@ func init() {
 			return out
 		},
 		ping: []byte(`{"method":"ping"}`),
+		decoder: func(_, source string) (Decoder, string, error) {
+			return hyperliquid.New(source), hyperliquid.Venue, nil
+		},
 	})
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/marketintel/mi/internal/fixtures"
 	"github.com/marketintel/mi/pipeline"
-	"github.com/marketintel/mi/pipeline/sources/replay"
 	"github.com/marketintel/mi/schemas"
 )
 
@@ -24,12 +23,12 @@ func TestLiveIngestCommitsQuietTail(t *testing.T) {
 	path := fixtures.Path(t, "trades/"+c.file)
 	msgs := c.msgs(t, path)[:3000]
 	var want int
-	p, err := replay.NewMessageParser("binance", "", "x")
+	p, _, err := NewDecoder("binance", "", "x")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, m := range msgs {
-		for _, r := range p.Parse(m, 1, nil) {
+		for _, r := range p.Message(m, 1, nil) {
 			if r.Trade != nil {
 				want++
 			}

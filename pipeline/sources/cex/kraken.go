@@ -1,6 +1,10 @@
 package cex
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/marketintel/mi/pipeline/sources/venue/kraken"
+)
 
 // Kraken WebSocket v2, channel "trade" with a snapshot of the last 50
 // trades on subscribe. Kraken sends a "heartbeat" message every second once
@@ -20,5 +24,8 @@ func init() {
 		},
 		ping:   []byte(`{"method":"ping"}`),
 		seqIDs: true,
+		decoder: func(_, source string) (Decoder, string, error) {
+			return kraken.New(source), kraken.Venue, nil
+		},
 	})
 }

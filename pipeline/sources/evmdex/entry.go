@@ -31,6 +31,10 @@ type Entry struct {
 	Disabled bool   `json:"disabled"`
 	ChainConfig
 	Pools []PoolConfig `json:"pools"`
+	// SnapshotRate is the rate of the pool-state reads (eth_call per
+	// second); 0 means DefaultSnapshotRate. NoSnapshots turns them off.
+	SnapshotRate float64 `json:"snapshot_rate,omitempty"`
+	NoSnapshots  bool    `json:"no_snapshots,omitempty"`
 }
 
 // FromEntry opens the source a configuration entry describes (raw is the
@@ -54,7 +58,10 @@ func FromEntry(raw []byte, obs Observer, log *slog.Logger) (*Source, error) {
 	if err := f.Validate(); err != nil {
 		return nil, err
 	}
-	cfg := Config{ChainConfig: e.ChainConfig, Pools: e.Pools, Observer: obs, Name: e.Name}
+	if e.SnapshotRate < 0 {
+		return nil, fmt.Errorf("cannot use source %q: snapshot_rate must not be negative", e.Name)
+	}
+	cfg := Config{ChainConfig: e.ChainConfig, Pools: e.Pools, Observer: obs, Name: e.Name, SnapshotRate: e.SnapshotRate, NoSnapshots: e.NoSnapshots}
 	if log != nil {
 		cfg.Logf = func(format string, args ...any) { log.Warn(fmt.Sprintf(format, args...)) }
 	}

@@ -173,7 +173,8 @@ func FuzzDecodeMatchesBigReference(f *testing.F) {
 		var ethusd float64
 		addr := []common.Address{poolA, poolB, poolW}[int(pool)%3]
 		if pool >= 128 { // a price first, for the WETH-quoted pool
-			s.ethusd, ethusd = 2300.5, 2300.5
+			s.swaps.SetETHUSD(2300.5)
+			ethusd = 2300.5
 		}
 		l := &types.Log{Address: addr, Topics: []common.Hash{uniswap.TopicSwap, {1}, {2, 3}}, Data: data, TxHash: common.Hash{9}, Index: 4}
 		refCheck(t, s, &ethusd, l)

@@ -15,7 +15,10 @@
 // Every Swap, Mint and Burn is also a state change of its pool: the source
 // yields it, before the trade of a swap, as a record of mi.pool-events.v1
 // (pipeline/sidetopic.PoolEvents, key chain|pool), which the liquidity view
-// of every API instance applies (docs/liquidity.md).
+// of every API instance applies (docs/liquidity.md). Before that, the first
+// time it meets a pool, it reads the pool's whole state at the last block
+// read — slot0, the in-range liquidity and every initialized tick — and
+// yields it as a snapshot record (snapshot.go).
 //
 // Logs are emitted once Confirmations blocks sit on top of their block.
 // Reorgs deeper than that are detected by re-reading the hash of the last
@@ -34,7 +37,6 @@ import (
 	"fmt"
 	"io"
 	"math/big"
-	"math/bits"
 	"sort"
 	"strings"
 	"sync"
@@ -48,7 +50,6 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/ethereum/go-ethereum/rpc"
-	"github.com/holiman/uint256"
 
 	"github.com/marketintel/mi/operators"
 	"github.com/marketintel/mi/pipeline/sidetopic"
@@ -95,6 +96,12 @@ type Config struct {
 	// StepTimeout bounds one step (head, reorg check and the logs of the
 	// new blocks): a stuck call ends the session; default 30s.
 	StepTimeout time.Duration
+	// SnapshotRate is the rate of the pool snapshots' eth_call (calls per
+	// second, burst as many); default DefaultSnapshotRate.
+	SnapshotRate float64
+	// NoSnapshots turns the pool snapshots off: the pools' state is then
+	// only what their events since start say (snapshot.go).
+	NoSnapshots bool
 }
 
 // Stats are the connector's counters.
@@ -106,6 +113,7 @@ type Stats struct {
 	LastBlock   uint64 // last block read
 	Subscribed  bool   // the current session follows heads by subscription
 	Backfilled  uint64 // blocks read in ranges of more than one block
+	Snapshots   uint64 // pool states read from the chain and yielded
 	LastErrText string // the last connection error
 }
 
@@ -116,22 +124,26 @@ type Source struct {
 	pools map[common.Address]*operators.PoolMeta
 	toks  map[common.Address]*tokenInfo
 
-	out     chan sources.Record
-	done    chan struct{}
-	start   sync.Once
-	cancel  context.CancelFunc
-	endErr  atomic.Value // error
-	mu      sync.Mutex
-	stats   Stats
-	ethusd  float64
-	slab    []recordTrade // trade records for decode
-	arena   []byte        // hex strings of the trades
-	vsym    struct{ base, quote, s string }
-	next    uint64                  // next block to read
-	hashes  map[uint64]common.Hash  // block -> hash for blocks read
-	headers map[uint64]header       // cache of block headers
-	emitted map[logKey]uint64       // dedupe: log -> block
-	byBlock map[uint64][]emittedLog // block -> logs emitted from it
+	out    chan sources.Record
+	done   chan struct{}
+	start  sync.Once
+	cancel context.CancelFunc
+	endErr atomic.Value // error
+	mu     sync.Mutex
+	stats  Stats
+	swaps  uniswap.Swaps // the venue's mapping and the latest ETHUSD price
+	// snap reads the pool snapshots; snapped and snapFailed record which
+	// pools have one and which failed (logged once).
+	snap       batcher
+	snapped    map[common.Address]bool
+	snapFailed map[common.Address]bool
+	slab       []recordTrade           // trade records for decode
+	arena      []byte                  // hex strings of the trades
+	next       uint64                  // next block to read
+	hashes     map[uint64]common.Hash  // block -> hash for blocks read
+	headers    map[uint64]header       // cache of block headers
+	emitted    map[logKey]uint64       // dedupe: log -> block
+	byBlock    map[uint64][]emittedLog // block -> logs emitted from it
 }
 
 type tokenInfo struct {
@@ -200,6 +212,13 @@ func New(cfg Config) (*Source, error) {
 		emitted: map[logKey]uint64{},
 		byBlock: map[uint64][]emittedLog{},
 		next:    cfg.StartBlock,
+		snapped: map[common.Address]bool{}, snapFailed: map[common.Address]bool{},
+	}
+	if !cfg.NoSnapshots {
+		var err error
+		if s.snap, err = newSnapshotReader(cfg); err != nil {
+			return nil, fmt.Errorf("cannot start evmdex on %s: %w", cfg.Chain, err)
+		}
 	}
 	for _, p := range cfg.Pools {
 		if p.Chain != cfg.Chain {
@@ -331,6 +350,7 @@ func (s *Source) session(ctx context.Context) (progressed bool, err error) {
 	tick := time.NewTicker(time.Duration(s.cfg.PollInterval))
 	defer tick.Stop()
 	for {
+		s.snapshots(ctx, c)
 		sctx, cancel := context.WithTimeout(ctx, s.cfg.StepTimeout)
 		err := s.step(sctx, c, ec)
 		cancel()
@@ -771,64 +791,39 @@ func (s *Source) retractLog(ctx context.Context, k logKey) {
 }
 
 // decode turns one log into a record (nil for a valid mint or burn) and the
-// pool event it implies (nil when it is malformed).
+// pool event it implies (nil when it is malformed), with the venue's one
+// mapping (uniswap.Swaps, uniswap.SwapEvent, uniswap.PositionEvent).
 func (s *Source) decode(l *types.Log, tsNs int64) (*sources.Record, *operators.PoolEvent) {
 	m := s.pools[l.Address]
 	if m == nil {
 		return &sources.Record{Reason: "unknown pool: " + strings.ToLower(l.Address.Hex())}, nil
 	}
 	if len(l.Topics) > 0 && l.Topics[0] != uniswap.TopicSwap {
-		ev := &operators.PoolEvent{Meta: m, Block: l.BlockNumber, LogIndex: uint32(l.Index), TimeNs: tsNs, TxHash: s.hexString(l.TxHash[:])}
 		p, err := uniswap.DecodePosition(l)
 		if err != nil {
 			// A Mint or Burn is input of mi.pool-events.v1: dead-lettered there.
 			r := sidetopic.PoolEvents.Reject(nil, err.Error())
 			return &r, nil
 		}
-		ev.Kind = operators.PoolBurn
-		if p.Mint {
-			ev.Kind = operators.PoolMint
-		}
-		ev.TickLower, ev.TickUpper, ev.Amount = p.TickLower, p.TickUpper, p.Amount
-		return nil, ev
+		return nil, uniswap.PositionEvent(m, l.BlockNumber, uint32(l.Index), tsNs, s.hexString(l.TxHash[:]), &p)
 	}
 	var sw uniswap.SwapFixed
 	if err := uniswap.DecodeSwapFixed(l, &sw); err != nil {
 		return &sources.Record{Reason: err.Error()}, nil
 	}
-	// One allocation for the event and the two integers it owns.
-	se := &swapEvent{PoolEvent: operators.PoolEvent{Meta: m, Kind: operators.PoolSwap, Block: l.BlockNumber, LogIndex: uint32(l.Index), TimeNs: tsNs}}
-	ev := &se.PoolEvent
-	ev.SqrtPriceX96 = se.sqrt.SetBits(u256Words(se.w[0:4:4], &sw.SqrtPriceX96))
-	ev.Liquidity = se.liq.SetBits(u256Words(se.w[4:8:8], &sw.Liquidity))
-	ev.Tick = sw.Tick
 	rt := s.newRecord()
-	reason := s.trade(m, l, &sw, tsNs, &rt.t)
-	if reason != "" {
-		ev.TxHash = s.hexString(l.TxHash[:])
-		return &sources.Record{Reason: reason}, ev
+	t := &rt.t
+	if reason := s.swaps.Trade(m, &sw.Amount0, &sw.Amount1, t); reason != "" {
+		return &sources.Record{Reason: reason}, uniswap.SwapEvent(m, l.BlockNumber, uint32(l.Index), tsNs, s.hexString(l.TxHash[:]), &sw.SwapWords)
 	}
-	rt.rec.Trade = &rt.t
-	ev.TxHash = rt.t.TradeId
-	return &rt.rec, ev
-}
-
-// swapEvent holds a swap's pool event and the integers it points to.
-type swapEvent struct {
-	operators.PoolEvent
-	sqrt, liq big.Int
-	w         [8]big.Word
-}
-
-// u256Words writes x into w as big.Int words (little-endian).
-func u256Words(w []big.Word, x *uint256.Int) []big.Word {
-	if bits.UintSize != 64 {
-		panic("BUG: big.Word is not 64 bits")
+	t.EventTimeNs, t.IngestTimeNs = tsNs, s.cfg.Now().UnixNano()
+	t.TradeId, t.LogIndex = s.hexString(l.TxHash[:]), uint32(l.Index) // lower case, as Hash.Hex
+	t.Wallet, t.Source = s.hexString(sw.Recipient[:]), s.name
+	if err := schemas.Validate(t); err != nil {
+		return &sources.Record{Reason: err.Error()}, uniswap.SwapEvent(m, l.BlockNumber, uint32(l.Index), tsNs, t.TradeId, &sw.SwapWords)
 	}
-	for i := range w {
-		w[i] = big.Word(x[i])
-	}
-	return w
+	rt.rec.Trade = t
+	return &rt.rec, uniswap.SwapEvent(m, l.BlockNumber, uint32(l.Index), tsNs, t.TradeId, &sw.SwapWords)
 }
 
 // recordSlab is how many trade records decode allocates at once.
@@ -864,60 +859,4 @@ func (s *Source) hexString(b []byte) string {
 	s.arena = append(s.arena, "0x"...)
 	s.arena = hex.AppendEncode(s.arena, b)
 	return unsafe.String(&s.arena[k], n)
-}
-
-// venueSymbol returns base/quote, cached for the last pair asked.
-func (s *Source) venueSymbol(base, quote string) string {
-	if s.vsym.base != base || s.vsym.quote != quote {
-		s.vsym.base, s.vsym.quote, s.vsym.s = base, quote, base+"/"+quote
-	}
-	return s.vsym.s
-}
-
-// trade fills t from a swap, or says why it cannot.
-func (s *Source) trade(m *operators.PoolMeta, l *types.Log, sw *uniswap.SwapFixed, tsNs int64, t *schemas.Trade) string {
-	baseIs0, ok := m.BaseIsToken0()
-	if !ok {
-		return fmt.Sprintf("unsupported pool: %s/%s is not quoted in a USD stablecoin or WETH listed in the registry", m.Ticker0, m.Ticker1)
-	}
-	baseAmt, quoteAmt, baseDec, quoteDec, baseTicker, quoteTicker, baseSym, quoteSym := &sw.Amount1, &sw.Amount0, m.Decimals1, m.Decimals0, m.Ticker1, m.Ticker0, m.Symbol1, m.Symbol0
-	if baseIs0 {
-		baseAmt, quoteAmt, baseDec, quoteDec, baseTicker, quoteTicker, baseSym, quoteSym = &sw.Amount0, &sw.Amount1, m.Decimals0, m.Decimals1, m.Ticker0, m.Ticker1, m.Symbol0, m.Symbol1
-	}
-	switch {
-	case baseAmt.Sign() < 0 && quoteAmt.Sign() > 0: // base left the pool: bought
-		t.Side = schemas.Side_SIDE_BUY
-	case baseAmt.Sign() > 0 && quoteAmt.Sign() < 0:
-		t.Side = schemas.Side_SIDE_SELL
-	default:
-		return "malformed swap: amounts do not have opposite signs"
-	}
-	var abs uint256.Int
-	size := symbols.TokenAmountU256(abs.Abs(baseAmt), baseDec)
-	quote := symbols.TokenAmountU256(abs.Abs(quoteAmt), quoteDec)
-	if !(size > 0) {
-		return "bad size: the base amount is zero"
-	}
-	t.Size = size
-	if quoteSym == symbols.USD {
-		t.NotionalUsd = quote
-		if baseSym == "ETHUSD" {
-			s.ethusd = quote / size
-		}
-	} else { // WETH quote
-		if s.ethusd == 0 {
-			return "no ETHUSD price yet: the chain's ETH/stablecoin pools have not traded since start"
-		}
-		t.NotionalUsd = quote * s.ethusd
-	}
-	t.Price = t.NotionalUsd / size
-	t.Venue, t.VenueKind, t.Chain, t.Market = Venue, schemas.VenueKind_VENUE_KIND_ONCHAIN_DEX, m.Chain, m.Address
-	t.Symbol, t.VenueSymbol = baseSym, s.venueSymbol(baseTicker, quoteTicker)
-	t.EventTimeNs, t.IngestTimeNs = tsNs, s.cfg.Now().UnixNano()
-	t.TradeId, t.LogIndex = s.hexString(l.TxHash[:]), uint32(l.Index) // lower case, as Hash.Hex
-	t.Wallet, t.Source = s.hexString(sw.Recipient[:]), s.name
-	if err := schemas.Validate(t); err != nil {
-		return err.Error()
-	}
-	return ""
 }

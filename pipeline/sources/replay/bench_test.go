@@ -1,47 +1,18 @@
 package replay
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
-	"io"
 	"os"
+	"syscall"
 	"testing"
-
-	"github.com/klauspost/compress/gzip"
 
 	"github.com/marketintel/mi/internal/fixtures"
 	"github.com/marketintel/mi/pipeline/sources"
 )
 
-// loadUnits reads a fixture, decompressed, into memory as units.
-func loadUnits(b testing.TB, rel string) [][]byte {
-	b.Helper()
-	f, err := os.Open(fixtures.Path(b, rel))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer f.Close()
-	var r io.Reader = f
-	if bytes.HasSuffix([]byte(rel), []byte(".gz")) {
-		zr, err := gzip.NewReader(f)
-		if err != nil {
-			b.Fatal(err)
-		}
-		r = zr
-	}
-	data, err := io.ReadAll(r)
-	if err != nil {
-		b.Fatal(err)
-	}
-	var units [][]byte
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	for sc.Scan() {
-		units = append(units, append([]byte(nil), sc.Bytes()...))
-	}
-	return units
-}
+// loadUnits reads a fixture, decompressed, into memory as lines.
+func loadUnits(b testing.TB, rel string) [][]byte { return fixtures.Lines(b, rel) }
 
 func benchParser(b *testing.B, units [][]byte, newParser func() parser) {
 	b.Helper()
@@ -66,7 +37,7 @@ func benchParser(b *testing.B, units [][]byte, newParser func() parser) {
 
 func BenchmarkDecodeBinanceSpot(b *testing.B) {
 	units := loadUnits(b, "trades/binance_spot_BTCUSDT_ws_raw_2024-08-08.txt.gz")
-	benchParser(b, units, func() parser { return newBinanceParser("binance_spot") })
+	benchParser(b, units, func() parser { return newBinanceCapture("binance_spot") })
 }
 
 // BenchmarkDecodeBinanceSpotEncodingJSON is the baseline: the same lines
@@ -97,17 +68,17 @@ func BenchmarkDecodeBinanceSpotEncodingJSON(b *testing.B) {
 
 func BenchmarkDecodeCoinbase(b *testing.B) {
 	units := loadUnits(b, "trades/cryptofeed_coinbase_advtrade_BTC-USD_ETH-USD_ws_capture.jsonl.gz")
-	benchParser(b, units, func() parser { return newCoinbaseParser() })
+	benchParser(b, units, func() parser { return newCoinbaseCapture() })
 }
 
 func BenchmarkDecodeBybit(b *testing.B) {
 	units := loadUnits(b, "trades/cryptofeed_bybit_linear_BTC_ETH_SOL_DOGE_ws_capture.jsonl.gz")
-	benchParser(b, units, func() parser { return newBybitParser() })
+	benchParser(b, units, func() parser { return newBybitCapture() })
 }
 
 func BenchmarkDecodeHyperliquid(b *testing.B) {
 	units := loadUnits(b, "trades/hyperliquid_BTC_ws_raw_2025-01-26.txt.gz")
-	benchParser(b, units, func() parser { return &hyperliquidParser{} })
+	benchParser(b, units, func() parser { return newHyperliquidCapture() })
 }
 
 func BenchmarkDecodeTardis(b *testing.B) {
@@ -173,4 +144,15 @@ func BenchmarkDecodeGeneric(b *testing.B) {
 		units = append(units, []byte(`{"time":`+c[2]+`000,"venue":"binance_usdm","symbol":"`+c[1]+`","price":"`+c[6]+`","size":"`+c[7]+`","side":"`+c[5]+`","trade_id":"`+c[4]+`"}`))
 	}
 	benchParser(b, units, func() parser { return newGenericJSONParser() })
+}
+
+// cpuSeconds is the process's CPU time (user + system) so far. Run with
+// -cpu 1: the work per CPU second is then the rate of one core, whatever
+// else the shared machine runs (wall-clock rates drop with the load).
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		panic("BUG: getrusage: " + err.Error())
+	}
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 }

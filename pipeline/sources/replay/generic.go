@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/marketintel/mi/pipeline/sources"
+	js "github.com/marketintel/mi/pipeline/sources/jsonscan"
+	"github.com/marketintel/mi/pipeline/sources/venue"
 	"github.com/marketintel/mi/schemas"
 )
 
@@ -38,7 +40,7 @@ type genericRow struct {
 }
 
 type genericParser struct {
-	base
+	venue.Base
 	csv    bool
 	idx    map[string]int
 	width  int
@@ -65,7 +67,7 @@ func (p *genericParser) parse(line []byte, out []sources.Record) []sources.Recor
 	if p.csv {
 		p.fields = splitCSV(string(line), p.fields)
 		if len(p.fields) != p.width {
-			return append(out, reject(line, fmt.Sprintf("malformed csv: %d fields, want %d", len(p.fields), p.width)))
+			return append(out, venue.Reject(line, fmt.Sprintf("malformed csv: %d fields, want %d", len(p.fields), p.width)))
 		}
 		col := func(name string) []byte {
 			if i, ok := p.idx[name]; ok {
@@ -75,7 +77,7 @@ func (p *genericParser) parse(line []byte, out []sources.Record) []sources.Recor
 		}
 		r.time, r.venue, r.symbol = col("time"), col("venue"), col("symbol")
 		if string(r.time) == "time" && string(r.venue) == "venue" {
-			p.skipped++ // the header row
+			p.Skip(nil) // the header row
 			return out
 		}
 		r.price, r.size, r.side, r.tradeID = col("price"), col("size"), col("side"), col("trade_id")
@@ -88,8 +90,8 @@ func (p *genericParser) parse(line []byte, out []sources.Record) []sources.Recor
 			if string(v) == "null" {
 				return nil
 			}
-			s, nb, ok := jsonString(v, p.scratch)
-			p.scratch = nb
+			s, nb, ok := js.String(v, p.Scratch)
+			p.Scratch = nb
 			if !ok {
 				bad = "wrong type: " + name + " is not a string"
 			}
@@ -99,14 +101,14 @@ func (p *genericParser) parse(line []byte, out []sources.Record) []sources.Recor
 			if string(v) == "null" {
 				return nil
 			}
-			s, ok := numOrString(v)
+			s, ok := js.NumOrString(v)
 			if !ok {
 				bad = "wrong type: " + name + " is not a number"
 			}
 			return s
 		}
-		p.scratch = p.scratch[:0]
-		err := eachField(line, func(k, v []byte) bool {
+		p.Scratch = p.Scratch[:0]
+		err := js.EachField(line, func(k, v []byte) bool {
 			switch string(k) {
 			case "time":
 				r.timeIsNumber = len(v) > 0 && v[0] != '"'
@@ -125,7 +127,7 @@ func (p *genericParser) parse(line []byte, out []sources.Record) []sources.Recor
 			case "side":
 				r.side = str(v, "side")
 			case "trade_id":
-				r.tradeID, _ = numOrString(v)
+				r.tradeID, _ = js.NumOrString(v)
 				if r.tradeID == nil && string(v) != "null" {
 					bad = "wrong type: trade_id is not a string"
 				}
@@ -145,10 +147,10 @@ func (p *genericParser) parse(line []byte, out []sources.Record) []sources.Recor
 			return true
 		})
 		if err != nil {
-			return append(out, reject(line, "malformed json"))
+			return append(out, venue.Reject(line, "malformed json"))
 		}
 		if bad != "" {
-			return append(out, reject(line, bad))
+			return append(out, venue.Reject(line, bad))
 		}
 	}
 	return p.row(line, &r, out)
@@ -159,25 +161,25 @@ func (p *genericParser) row(line []byte, r *genericRow, out []sources.Record) []
 	var ok bool
 	switch {
 	case len(r.time) == 0:
-		return append(out, reject(line, "bad timestamp: time is missing"))
+		return append(out, venue.Reject(line, "bad timestamp: time is missing"))
 	case r.timeIsNumber:
-		if t.EventTimeNs, ok = parseInt(r.time); !ok {
-			return append(out, reject(line, "bad timestamp: time is not an integer of Unix ns"))
+		if t.EventTimeNs, ok = js.ParseInt(r.time); !ok {
+			return append(out, venue.Reject(line, "bad timestamp: time is not an integer of Unix ns"))
 		}
 	default:
-		if t.EventTimeNs, ok = rfc3339Ns(r.time); !ok {
-			return append(out, reject(line, "bad timestamp: time is not RFC 3339"))
+		if t.EventTimeNs, ok = venue.RFC3339Ns(r.time); !ok {
+			return append(out, venue.Reject(line, "bad timestamp: time is not RFC 3339"))
 		}
 	}
 	t.Venue = string(r.venue)
 	if t.Venue == "" {
-		return append(out, reject(line, "missing venue"))
+		return append(out, venue.Reject(line, "missing venue"))
 	}
-	if t.Price, ok = parseDecimal(r.price); !ok {
-		return append(out, reject(line, "bad price: not a decimal"))
+	if t.Price, ok = js.ParseDecimal(r.price); !ok {
+		return append(out, venue.Reject(line, "bad price: not a decimal"))
 	}
-	if t.Size, ok = parseDecimal(r.size); !ok {
-		return append(out, reject(line, "bad size: not a decimal"))
+	if t.Size, ok = js.ParseDecimal(r.size); !ok {
+		return append(out, venue.Reject(line, "bad size: not a decimal"))
 	}
 	switch strings.ToLower(string(r.side)) {
 	case "buy":
@@ -187,11 +189,11 @@ func (p *genericParser) row(line []byte, r *genericRow, out []sources.Record) []
 	case "unknown":
 		t.Side = schemas.Side_SIDE_UNKNOWN
 	default:
-		return append(out, reject(line, "bad side: "+strconv.Quote(string(r.side))+" (want buy, sell or unknown)"))
+		return append(out, venue.Reject(line, "bad side: "+strconv.Quote(string(r.side))+" (want buy, sell or unknown)"))
 	}
 	t.TradeId = string(r.tradeID)
 	if t.TradeId == "" {
-		return append(out, reject(line, "bad trade id: missing"))
+		return append(out, venue.Reject(line, "bad trade id: missing"))
 	}
 	switch strings.ToLower(string(r.venueKind)) {
 	case "", "cex":
@@ -201,27 +203,27 @@ func (p *genericParser) row(line []byte, r *genericRow, out []sources.Record) []
 	case "solana_dex":
 		t.VenueKind = schemas.VenueKind_VENUE_KIND_SOLANA_DEX
 	default:
-		return append(out, reject(line, "bad venue kind: "+strconv.Quote(string(r.venueKind))))
+		return append(out, venue.Reject(line, "bad venue kind: "+strconv.Quote(string(r.venueKind))))
 	}
 	t.Chain, t.Market, t.Wallet = string(r.chain), string(r.market), string(r.wallet)
 	t.NotionalUsd = t.Price * t.Size
 	if len(r.notional) > 0 {
-		if t.NotionalUsd, ok = parseDecimal(r.notional); !ok {
-			return append(out, reject(line, "bad notional: notional_usd is not a decimal"))
+		if t.NotionalUsd, ok = js.ParseDecimal(r.notional); !ok {
+			return append(out, venue.Reject(line, "bad notional: notional_usd is not a decimal"))
 		}
 	}
 	if len(r.log) > 0 {
 		n, err := strconv.ParseUint(string(r.log), 10, 32)
 		if err != nil || n > math.MaxUint32 {
-			return append(out, reject(line, "bad log index: not a 32-bit unsigned integer"))
+			return append(out, venue.Reject(line, "bad log index: not a 32-bit unsigned integer"))
 		}
 		t.LogIndex = uint32(n)
 	}
-	sym := p.symbol(t.Venue, r.symbol)
+	sym := p.Symbol(t.Venue, r.symbol)
 	if t.Market == "" {
-		t.Market = sym.venueSymbol
+		t.Market = sym.VenueSymbol
 	}
-	return p.emit(out, line, t, sym)
+	return p.Emit(out, line, t, sym)
 }
 
 func allDigits(b []byte) bool {

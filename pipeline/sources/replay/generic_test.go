@@ -23,7 +23,7 @@ func TestGenericNDJSON(t *testing.T) {
 	f := func(line, want string) {
 		t.Helper()
 		p := newGenericJSONParser()
-		p.setSource("replay:x")
+		p.SetSource("replay:x")
 		recs := parseOne(p, line)
 		if len(recs) != 1 {
 			t.Fatalf("%s: %d records", line, len(recs))
@@ -94,7 +94,7 @@ func TestGenericCSV(t *testing.T) {
 			}
 			return
 		}
-		p.setSource("replay:x")
+		p.SetSource("replay:x")
 		recs := parseOne(p, line)
 		got := ""
 		switch {

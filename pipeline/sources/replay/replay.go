@@ -16,6 +16,12 @@
 //     JSON response;
 //   - generic:     the documented normalized trade format, CSV or NDJSON.
 //
+// The reader frames files — gzip, lines, `<ts> <json>`, the cryptofeed
+// record container, CSV, eth_getLogs answers — and hands each venue
+// message to its venue's decoder (pipeline/sources/venue/<venue>), the one
+// the live connectors use, so a message yields the same records live and in
+// replay; the normalized trade formats (Tardis, generic) are read here.
+//
 // Files ending in .gz (or starting with the gzip magic) are decompressed
 // transparently. Every input line the reader cannot turn into a valid trade
 // becomes a sources.Record with a Reason; lines that are valid but carry no
@@ -37,6 +43,9 @@ import (
 	"github.com/klauspost/compress/gzip"
 
 	"github.com/marketintel/mi/pipeline/sources"
+	js "github.com/marketintel/mi/pipeline/sources/jsonscan"
+	"github.com/marketintel/mi/pipeline/sources/venue"
+	"github.com/marketintel/mi/pipeline/sources/venue/coinbase"
 )
 
 // ErrUnknownFormat is wrapped by Open's error when it cannot tell the format
@@ -60,12 +69,18 @@ type Skipper interface {
 }
 
 // parser turns one input unit (a line, or one log of an eth_getLogs answer)
-// into records.
+// into records: a framer that hands the unit's message to its venue's
+// decoder (timestamped, coinbaseCapture, bybitCapture), or the reader of a
+// file format that is not a venue's protocol (Tardis, Uniswap logs, the
+// generic format).
 type parser interface {
 	// parse appends the records the unit yields to out. A valid unit that
 	// carries no trade yields nothing and counts as skipped.
 	parse(unit []byte, out []sources.Record) []sources.Record
-	skippedCount() uint64
+	// Skipped counts the skipped units.
+	Skipped() uint64
+	// SetSource sets the source name stamped on trades.
+	SetSource(name string)
 }
 
 // unitReader yields the input units of a file.
@@ -162,7 +177,7 @@ func newFileSource(f io.ReadCloser, base, pool string) (*fileSource, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.setSource(s.name)
+	p.SetSource(s.name)
 	s.r, s.p = ur, p
 	return s, nil
 }
@@ -171,7 +186,7 @@ func newFileSource(f io.ReadCloser, base, pool string) (*fileSource, error) {
 func (s *fileSource) Name() string { return s.name }
 
 // Skipped implements Skipper.
-func (s *fileSource) Skipped() uint64 { return s.p.skippedCount() }
+func (s *fileSource) Skipped() uint64 { return s.p.Skipped() }
 
 // Next implements sources.Source.
 func (s *fileSource) Next(ctx context.Context) (sources.Record, error) {
@@ -192,7 +207,7 @@ func (s *fileSource) Next(ctx context.Context) (sources.Record, error) {
 			continue
 		}
 		if tooLong {
-			s.pending = append(s.pending, reject(unit[:min(len(unit), 4096)], fmt.Sprintf("line too long: over %d bytes", maxLine)))
+			s.pending = append(s.pending, venue.Reject(unit[:min(len(unit), 4096)], fmt.Sprintf("line too long: over %d bytes", maxLine)))
 			continue
 		}
 		s.pending = s.p.parse(unit, s.pending)
@@ -292,16 +307,13 @@ func (lr *lineReader) readLine() ([]byte, bool, error) {
 	}
 }
 
-type emptyParser struct{ base }
+type emptyParser struct{ venue.Base }
 
 func (p *emptyParser) parse(unit []byte, out []sources.Record) []sources.Record { return out }
 
 // detect picks the parser for a file from its name and first line, and
 // returns the unit reader it reads with.
-func detect(name, pool string, first []byte, lr *lineReader, rd io.Reader) (interface {
-	parser
-	setSource(string)
-}, unitReader, error) {
+func detect(name, pool string, first []byte, lr *lineReader, rd io.Reader) (parser, unitReader, error) {
 	lname := strings.ToLower(name)
 	unknown := func(why string) error {
 		return fmt.Errorf("cannot open %s: %w (%s); accepted formats: %s", name, ErrUnknownFormat, why, Formats)
@@ -309,43 +321,43 @@ func detect(name, pool string, first []byte, lr *lineReader, rd io.Reader) (inte
 	trimmed := bytes.TrimSpace(first)
 	switch {
 	case startsWithTimestamp(trimmed):
-		_, js, _ := bytes.Cut(trimmed, []byte{' '})
+		_, msg, _ := bytes.Cut(trimmed, []byte{' '})
 		switch {
 		case strings.Contains(lname, "hyperliquid"):
-			return &hyperliquidParser{}, lr, nil
+			return newHyperliquidCapture(), lr, nil
 		case strings.Contains(lname, "binance"):
-			return newBinanceParser(lname), lr, nil
-		case hasKey(js, "stream") || hasKey(js, "e"):
-			return newBinanceParser(lname), lr, nil
-		case hasKey(js, "channel"):
-			return &hyperliquidParser{}, lr, nil
+			return newBinanceCapture(lname), lr, nil
+		case js.HasKey(msg, "stream") || js.HasKey(msg, "e"):
+			return newBinanceCapture(lname), lr, nil
+		case js.HasKey(msg, "channel"):
+			return newHyperliquidCapture(), lr, nil
 		}
 		return nil, nil, unknown("timestamped JSON lines of neither Binance nor Hyperliquid")
 	case len(trimmed) > 0 && trimmed[0] == '{':
-		if hasKey(trimmed, "t") && hasKey(trimmed, "exchange") {
-			ex := strings.ToUpper(stringField(trimmed, "exchange"))
+		if js.HasKey(trimmed, "t") && js.HasKey(trimmed, "exchange") {
+			ex := strings.ToUpper(js.StringField(trimmed, "exchange"))
 			switch ex {
 			case "COINBASE":
-				return newCoinbaseParser(), lr, nil
+				return newCoinbaseCapture(), lr, nil
 			case "BYBIT":
-				return newBybitParser(), lr, nil
+				return newBybitCapture(), lr, nil
 			}
 			return nil, nil, unknown(fmt.Sprintf("cryptofeed recording of unsupported exchange %q", ex))
 		}
-		if hasKey(trimmed, "jsonrpc") || hasKey(trimmed, "result") || bytes.HasPrefix(trimmed, []byte(`{"jsonrpc"`)) {
+		if js.HasKey(trimmed, "jsonrpc") || js.HasKey(trimmed, "result") || bytes.HasPrefix(trimmed, []byte(`{"jsonrpc"`)) {
 			ur, err := newLogsReader(lr, rd)
 			if err != nil {
 				return nil, nil, fmt.Errorf("cannot open %s: %w", name, err)
 			}
 			return newUniswapParser(""), ur, nil
 		}
-		if hasKey(trimmed, "type") && (strings.Contains(lname, "coinbase") || legacyCoinbaseTypes[stringField(trimmed, "type")]) {
-			return newCoinbaseParser(), lr, nil
+		if js.HasKey(trimmed, "type") && (strings.Contains(lname, "coinbase") || coinbase.IsLegacyType(js.StringField(trimmed, "type"))) {
+			return newCoinbaseCapture(), lr, nil
 		}
-		if hasKey(trimmed, "venue") && hasKey(trimmed, "symbol") {
+		if js.HasKey(trimmed, "venue") && js.HasKey(trimmed, "symbol") {
 			return newGenericJSONParser(), lr, nil
 		}
-		if !validJSON(trimmed) && (strings.HasSuffix(lname, ".ndjson") || strings.HasSuffix(lname, ".jsonl") || strings.Contains(lname, "trades")) {
+		if !js.Valid(trimmed) && (strings.HasSuffix(lname, ".ndjson") || strings.HasSuffix(lname, ".jsonl") || strings.Contains(lname, "trades")) {
 			// A damaged first line of a normalized NDJSON file.
 			return newGenericJSONParser(), lr, nil
 		}
@@ -395,36 +407,6 @@ func startsWithTimestamp(b []byte) bool {
 		i++
 	}
 	return i >= 9 && i < len(b) && b[i] == ' '
-}
-
-func validJSON(b []byte) bool {
-	end, err := skipValue(b, 0, 0)
-	return err == nil && skipWS(b, end) == len(b)
-}
-
-// hasKey reports whether the JSON object b has a top-level key.
-func hasKey(b []byte, key string) bool {
-	found := false
-	_ = eachField(b, func(k, _ []byte) bool {
-		found = string(k) == key
-		return !found
-	})
-	return found
-}
-
-// stringField returns the top-level string field key of the object b, or "".
-func stringField(b []byte, key string) string {
-	var out string
-	_ = eachField(b, func(k, v []byte) bool {
-		if string(k) != key {
-			return true
-		}
-		if s, _, ok := jsonString(v, nil); ok {
-			out = string(s)
-		}
-		return false
-	})
-	return out
 }
 
 func sameColumns(cols, want []string) bool {

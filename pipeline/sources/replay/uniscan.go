@@ -3,6 +3,8 @@ package replay
 import (
 	"bytes"
 	"encoding/binary"
+	js "github.com/marketintel/mi/pipeline/sources/jsonscan"
+	"github.com/marketintel/mi/pipeline/sources/venue"
 	"math"
 )
 
@@ -42,7 +44,7 @@ func (p *uniswapParser) csvLogFast(b []byte, l *uniLog) bool {
 	if len(b)-i < 20 || b[i+19] != ',' {
 		return false
 	}
-	ts, ok := fastDateTime(b[i : i+19])
+	ts, ok := venue.DateTimeNs(b[i : i+19])
 	if !ok {
 		return false
 	}
@@ -129,7 +131,7 @@ func (p *uniswapParser) csvLogFast(b []byte, l *uniLog) bool {
 	l.logIndex = uint32(li)
 	l.topics = topics
 	l.data = data
-	l.txHash = p.lowerHash(tx)
+	l.txHash = p.LowerHex(tx)
 	return true
 }
 
@@ -146,31 +148,6 @@ func plainCSVField(s []byte) bool {
 
 func isAlnum(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
-}
-
-// fastDateTime parses "YYYY-MM-DD hh:mm:ss" (UTC) to Unix ns as
-// time.Parse("2006-01-02 15:04:05", ...) does, for the years 1900-2200
-// (well inside the range of UnixNano). ok is false for anything else; the
-// caller then uses time.Parse.
-func fastDateTime(b []byte) (int64, bool) {
-	if len(b) != 19 || b[4] != '-' || b[7] != '-' || b[10] != ' ' || b[13] != ':' || b[16] != ':' {
-		return 0, false
-	}
-	y, ok1 := num2(b, 0)
-	y2, ok2 := num2(b, 2)
-	mo, ok3 := num2(b, 5)
-	d, ok4 := num2(b, 8)
-	h, ok5 := num2(b, 11)
-	mi, ok6 := num2(b, 14)
-	s, ok7 := num2(b, 17)
-	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6 && ok7) {
-		return 0, false
-	}
-	y = y*100 + y2
-	if y < 1900 || y > 2200 || mo < 1 || mo > 12 || d < 1 || d > daysIn(mo, y) || h > 23 || mi > 59 || s > 59 {
-		return 0, false
-	}
-	return (daysFromCivil(y, mo, d)*86400 + int64(h*3600+mi*60+s)) * 1e9, true
 }
 
 // JSON members jsonLogFast needs, as bits of a set.
@@ -192,7 +169,7 @@ const (
 // blockTimestamp and logIndex are in range. skip is true for a removed
 // (reorged out) log. The topics and data alias obj.
 func (p *uniswapParser) jsonLogFast(b []byte, l *uniLog) (skip, ok bool) {
-	i, empty, ok := objOpen(b, 0)
+	i, empty, ok := js.ObjOpen(b, 0)
 	if !ok || empty {
 		return false, false
 	}
@@ -201,7 +178,7 @@ func (p *uniswapParser) jsonLogFast(b []byte, l *uniLog) (skip, ok bool) {
 	topics := p.topics[:0]
 	seen := 0
 	for {
-		key, j, ok := objKey(b, i)
+		key, j, ok := js.ObjKey(b, i)
 		if !ok {
 			return false, false
 		}
@@ -209,25 +186,25 @@ func (p *uniswapParser) jsonLogFast(b []byte, l *uniLog) (skip, ok bool) {
 		switch string(key) {
 		case "address":
 			bit = ujAddress
-			addr, j, ok = strRaw(b, j)
+			addr, j, ok = js.StrRaw(b, j)
 		case "topics":
 			bit = ujTopics
 			topics, j, ok = topicsRaw(b, j, topics)
 		case "data":
 			bit = ujData
-			data, j, ok = strRaw(b, j)
+			data, j, ok = js.StrRaw(b, j)
 		case "blockTimestamp":
 			bit = ujTimestamp
-			ts, j, ok = strRaw(b, j)
+			ts, j, ok = js.StrRaw(b, j)
 		case "transactionHash":
 			bit = ujTxHash
-			tx, j, ok = strRaw(b, j)
+			tx, j, ok = js.StrRaw(b, j)
 		case "logIndex":
 			bit = ujLogIndex
-			li, j, ok = strRaw(b, j)
+			li, j, ok = js.StrRaw(b, j)
 		case "blockNumber":
 			bit = ujBlock
-			bn, j, ok = strRaw(b, j)
+			bn, j, ok = js.StrRaw(b, j)
 		case "removed":
 			bit = ujRemoved
 			switch {
@@ -240,7 +217,7 @@ func (p *uniswapParser) jsonLogFast(b []byte, l *uniLog) (skip, ok bool) {
 			}
 		default:
 			var err error
-			j, err = skipValue(b, j, 1)
+			j, err = js.SkipValue(b, j, 1)
 			ok = err == nil
 		}
 		if !ok || seen&bit != 0 {
@@ -248,14 +225,14 @@ func (p *uniswapParser) jsonLogFast(b []byte, l *uniLog) (skip, ok bool) {
 		}
 		seen |= bit
 		var more bool
-		if i, more, ok = objNext(b, j); !ok {
+		if i, more, ok = js.ObjNext(b, j); !ok {
 			return false, false
 		}
 		if !more {
 			break
 		}
 	}
-	if trailing(b, i) != nil || seen&ujRequired != ujRequired {
+	if js.Trailing(b, i) != nil || seen&ujRequired != ujRequired {
 		return false, false
 	}
 	p.topics = topics
@@ -280,14 +257,14 @@ func (p *uniswapParser) jsonLogFast(b []byte, l *uniLog) (skip, ok bool) {
 	l.logIndex = uint32(n)
 	l.topics = topics
 	l.data = data
-	l.txHash = p.lowerHash(tx)
+	l.txHash = p.LowerHex(tx)
 	return false, true
 }
 
 // topicsRaw reads an array of strings without escapes at b[i], appending
 // their contents to topics.
 func topicsRaw(b []byte, i int, topics [][]byte) ([][]byte, int, bool) {
-	i, empty, ok := arrOpen(b, i)
+	i, empty, ok := js.ArrOpen(b, i)
 	if !ok {
 		return topics, 0, false
 	}
@@ -296,12 +273,12 @@ func topicsRaw(b []byte, i int, topics [][]byte) ([][]byte, int, bool) {
 	}
 	for {
 		var s []byte
-		if s, i, ok = strRaw(b, i); !ok {
+		if s, i, ok = js.StrRaw(b, i); !ok {
 			return topics, 0, false
 		}
 		topics = append(topics, s)
 		var more bool
-		if i, more, ok = arrNext(b, i); !ok {
+		if i, more, ok = js.ArrNext(b, i); !ok {
 			return topics, 0, false
 		}
 		if !more {
@@ -331,48 +308,6 @@ func equalLowerASCII(s []byte, lower string) bool {
 	}
 	return true
 }
-
-// lowerHash returns s lower-cased as base.lower(true, s) does, copying and
-// lower-casing an ASCII s into the arena in one pass.
-func (p *uniswapParser) lowerHash(s []byte) string {
-	if len(s) == 0 || len(s) > arenaChunk/8 {
-		return p.lower(true, s)
-	}
-	if cap(p.arena)-len(p.arena) < len(s) {
-		p.arena = make([]byte, 0, arenaChunk)
-	}
-	n := len(p.arena)
-	dst := p.arena[n : n+len(s)]
-	copy(dst, s)
-	var hi uint64
-	k := 0
-	for ; k+8 <= len(dst); k += 8 {
-		w := le64(dst[k:])
-		hi |= w
-		upper := (w + (0x80-'A')*lo8) &^ (w + (0x7f-'Z')*lo8) & hi8
-		binary.LittleEndian.PutUint64(dst[k:], w|upper>>2) // 0x80 >> 2 == 'a' - 'A'
-	}
-	for ; k < len(dst); k++ {
-		hi |= uint64(dst[k])
-		dst[k] = lowerASCII[dst[k]]
-	}
-	if hi&hi8 != 0 {
-		return p.lower(true, s) // the arena bytes written are not handed out
-	}
-	p.arena = p.arena[:n+len(s)]
-	return bstr(p.arena[n:len(p.arena):len(p.arena)])
-}
-
-// lowerASCII maps A-Z to a-z and every other byte to itself.
-var lowerASCII = func() (t [256]byte) {
-	for i := range t {
-		t[i] = byte(i)
-		if i >= 'A' && i <= 'Z' {
-			t[i] += 'a' - 'A'
-		}
-	}
-	return t
-}()
 
 // alnum marks 0-9, A-Z and a-z.
 var alnum = func() (t [256]bool) {
@@ -411,8 +346,8 @@ func decodeHexInto(dst, src []byte) bool {
 	}
 	k := 0
 	for ; len(src)-2*k >= 16; k += 8 {
-		lo, ok1 := hexNibbles8(le64(src[2*k:]))
-		hi, ok2 := hexNibbles8(le64(src[2*k+8:]))
+		lo, ok1 := hexNibbles8(js.Word(src[2*k:]))
+		hi, ok2 := hexNibbles8(js.Word(src[2*k+8:]))
 		if !ok1 || !ok2 {
 			return false
 		}
@@ -439,14 +374,14 @@ func packNibbles(v uint64) uint32 {
 // tested for a range by adding a constant that sets its high bit (no
 // carry crosses a byte then).
 func hexNibbles8(w uint64) (uint64, bool) {
-	if w&hi8 != 0 {
+	if w&js.Highs != 0 {
 		return 0, false
 	}
-	digit := (w + (0x80-'0')*lo8) &^ (w + (0x7f-'9')*lo8)
-	l := w | 0x20*lo8 // A-F to a-f (and nothing else into a-f)
-	alpha := (l + (0x80-'a')*lo8) &^ (l + (0x7f-'f')*lo8)
-	if (digit|alpha)&hi8 != hi8 {
+	digit := (w + (0x80-'0')*js.Ones) &^ (w + (0x7f-'9')*js.Ones)
+	l := w | 0x20*js.Ones // A-F to a-f (and nothing else into a-f)
+	alpha := (l + (0x80-'a')*js.Ones) &^ (l + (0x7f-'f')*js.Ones)
+	if (digit|alpha)&js.Highs != js.Highs {
 		return 0, false
 	}
-	return w&(0x0f*lo8) + 9*(w>>6&lo8), true
+	return w&(0x0f*js.Ones) + 9*(w>>6&js.Ones), true
 }

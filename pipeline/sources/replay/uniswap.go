@@ -13,11 +13,12 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
-	"github.com/holiman/uint256"
 
 	"github.com/marketintel/mi/operators"
 	"github.com/marketintel/mi/pipeline/sidetopic"
 	"github.com/marketintel/mi/pipeline/sources"
+	js "github.com/marketintel/mi/pipeline/sources/jsonscan"
+	"github.com/marketintel/mi/pipeline/sources/venue"
 	"github.com/marketintel/mi/pipeline/sources/venue/uniswap"
 	"github.com/marketintel/mi/pipeline/symbols"
 	"github.com/marketintel/mi/schemas"
@@ -110,7 +111,7 @@ func lookupPool(addr string) (Pool, bool) {
 // Mint and Burn events become records of mi.pool-events.v1; Collect and
 // any other event are skipped.
 type uniswapParser struct {
-	base
+	venue.Base
 	pool   string // pool of a raw-logs CSV; "" for eth_getLogs (per log)
 	idx    [7]int
 	fields []string
@@ -125,6 +126,8 @@ type uniswapParser struct {
 	scanned uint64
 	// lastPool caches the tokens of the last pool a swap came from.
 	lastPool uniPoolTokens
+	// swaps is the venue's mapping of a swap to a trade.
+	swaps uniswap.Swaps
 }
 
 func newUniswapParser(pool string) *uniswapParser { return &uniswapParser{pool: pool} }
@@ -162,7 +165,7 @@ type uniLog struct {
 func (p *uniswapParser) parse(unit []byte, out []sources.Record) []sources.Record {
 	var l uniLog
 	reason, fast := "", false
-	if !p.generalOnly && !p.rowsGeneral {
+	if p.FastPath() && !p.rowsGeneral {
 		if p.pool != "" {
 			fast = p.canonical && p.csvLogFast(unit, &l)
 		} else {
@@ -181,23 +184,23 @@ func (p *uniswapParser) parse(unit []byte, out []sources.Record) []sources.Recor
 		reason = p.jsonLog(unit, &l)
 	}
 	if reason == "skip" {
-		p.skipped++
+		p.Skip(nil)
 		return out
 	}
 	if reason != "" {
-		return append(out, reject(unit, reason))
+		return append(out, venue.Reject(unit, reason))
 	}
 	if len(l.topics) == 0 {
-		return append(out, reject(unit, "malformed log: no topics"))
+		return append(out, venue.Reject(unit, "malformed log: no topics"))
 	}
 	t0 := l.topics[0]
 	switch {
-	case string(t0) == topicSwap || strings.EqualFold(bstr(t0), topicSwap):
+	case string(t0) == topicSwap || strings.EqualFold(js.BStr(t0), topicSwap):
 		return p.swap(unit, &l, out, fast)
-	case strings.EqualFold(bstr(t0), topicMint), strings.EqualFold(bstr(t0), topicBurn):
+	case strings.EqualFold(js.BStr(t0), topicMint), strings.EqualFold(js.BStr(t0), topicBurn):
 		return p.position(unit, &l, out)
 	}
-	p.skipped++ // Collect, Flash, ...
+	p.Skip(nil) // Collect, Flash, ...
 	return out
 }
 
@@ -248,22 +251,22 @@ func (p *uniswapParser) csvLog(line []byte, l *uniLog) string {
 
 func (p *uniswapParser) jsonLog(obj []byte, l *uniLog) string {
 	var addr, topics, data, ts, tx, li, bn, removed []byte
-	err := eachField(obj, func(k, v []byte) bool {
+	err := js.EachField(obj, func(k, v []byte) bool {
 		switch string(k) {
 		case "address":
-			addr, _, _ = jsonString(v, nil)
+			addr, _, _ = js.String(v, nil)
 		case "topics":
 			topics = v
 		case "data":
-			data, _, _ = jsonString(v, nil)
+			data, _, _ = js.String(v, nil)
 		case "blockTimestamp":
-			ts, _, _ = jsonString(v, nil)
+			ts, _, _ = js.String(v, nil)
 		case "transactionHash":
-			tx, _, _ = jsonString(v, nil)
+			tx, _, _ = js.String(v, nil)
 		case "logIndex":
-			li, _, _ = jsonString(v, nil)
+			li, _, _ = js.String(v, nil)
 		case "blockNumber":
-			bn, _, _ = jsonString(v, nil)
+			bn, _, _ = js.String(v, nil)
 		case "removed":
 			removed = v
 		}
@@ -292,8 +295,8 @@ func (p *uniswapParser) jsonLog(obj []byte, l *uniLog) string {
 	l.block, _ = hexUint(bn) // 0 if absent or not a quantity: only the pool events carry it
 	l.txHash = strings.ToLower(string(tx))
 	p.topics = p.topics[:0]
-	if eachElem(topics, func(v []byte) bool {
-		s, _, ok := jsonString(v, nil)
+	if js.EachElem(topics, func(v []byte) bool {
+		s, _, ok := js.String(v, nil)
 		if ok {
 			p.topics = append(p.topics, s)
 		}
@@ -310,7 +313,7 @@ func hexUint(b []byte) (uint64, bool) {
 	if len(b) < 3 || b[0] != '0' || (b[1] != 'x' && b[1] != 'X') || len(b) > 18 {
 		return 0, false
 	}
-	n, err := strconv.ParseUint(bstr(b[2:]), 16, 64)
+	n, err := strconv.ParseUint(js.BStr(b[2:]), 16, 64)
 	return n, err == nil
 }
 
@@ -348,104 +351,67 @@ func hexAddress(a []byte) string {
 func (p *uniswapParser) swap(raw []byte, l *uniLog, out []sources.Record, fast bool) []sources.Record {
 	pool, ok := lookupPool(l.pool)
 	if !ok {
-		return append(out, reject(raw, "unknown pool: "+l.pool))
+		return append(out, venue.Reject(raw, "unknown pool: "+l.pool))
 	}
 	if len(l.topics) != 3 {
-		return append(out, reject(raw, "malformed swap: want 3 topics"))
+		return append(out, venue.Reject(raw, "malformed swap: want 3 topics"))
 	}
 	var recipient [32]byte
 	if !hexWord(recipient[:], l.topics[2]) {
-		return append(out, reject(raw, "malformed swap: recipient topic is not a 32-byte word"))
+		return append(out, venue.Reject(raw, "malformed swap: recipient topic is not a 32-byte word"))
 	}
 	// The fixed-width decoder reads the canonical data; the ABI decodes what
 	// it refuses (and makes the rejections), as it did before.
+	pt := p.poolTokens(pool)
 	var w uniswap.SwapWords
 	var buf [5 * 32]byte
-	fixed := !p.generalOnly && hexWord(buf[:], l.data) && uniswap.DecodeSwapData(buf[:], &w)
-	var a0, a1, sqrtP, liq *big.Int
-	var tick int32
-	if !fixed {
+	var ev *operators.PoolEvent
+	if p.FastPath() && hexWord(buf[:], l.data) && uniswap.DecodeSwapData(buf[:], &w) {
+		ev = uniswap.SwapEvent(pt.meta, l.block, l.logIndex, l.blockTsNs, l.txHash, &w)
+		p.FastTrades++
+	} else {
 		data, ok := decodeHex(l.data)
 		if !ok {
-			return append(out, reject(raw, "malformed swap: data is not hex"))
+			return append(out, venue.Reject(raw, "malformed swap: data is not hex"))
 		}
 		vals, err := swapEvent.Inputs.NonIndexed().Unpack(data)
 		if err != nil || len(vals) != 5 {
-			return append(out, reject(raw, "malformed swap: cannot decode data"))
+			return append(out, venue.Reject(raw, "malformed swap: cannot decode data"))
 		}
-		var ok0, ok1 bool
-		a0, ok0 = vals[0].(*big.Int)
-		a1, ok1 = vals[1].(*big.Int)
+		a0, ok0 := vals[0].(*big.Int)
+		a1, ok1 := vals[1].(*big.Int)
 		if !ok0 || !ok1 {
-			return append(out, reject(raw, "malformed swap: amounts are not integers"))
+			return append(out, venue.Reject(raw, "malformed swap: amounts are not integers"))
 		}
-		var ok2, ok3, ok4 bool
-		var t *big.Int
-		sqrtP, ok2 = vals[2].(*big.Int)
-		liq, ok3 = vals[3].(*big.Int)
-		t, ok4 = vals[4].(*big.Int)
-		if !ok2 || !ok3 || !ok4 {
-			panic("BUG: the Swap ABI unpacks to unexpected types")
+		sqrtP, ok2 := vals[2].(*big.Int)
+		liq, ok3 := vals[3].(*big.Int)
+		tick, ok4 := vals[4].(*big.Int)
+		if !ok2 || !ok3 || !ok4 || !uniswap.AmountWord(a0, &w.Amount0) || !uniswap.AmountWord(a1, &w.Amount1) {
+			panic("BUG: the Swap ABI unpacks to unexpected types or ranges")
 		}
-		tick = int32(t.Int64())
-	} else {
-		sqrtP, liq, tick = w.SqrtPriceX96.ToBig(), w.Liquidity.ToBig(), w.Tick
+		ev = &operators.PoolEvent{Meta: pt.meta, Kind: operators.PoolSwap, Block: l.block, LogIndex: l.logIndex, TimeNs: l.blockTsNs,
+			TxHash: l.txHash, SqrtPriceX96: sqrtP, Liquidity: liq, Tick: int32(tick.Int64())}
 	}
-	pt := p.poolTokens(pool)
 	// The pool's state after the swap, for the liquidity view; it comes
 	// before the trade, as the EVM connector yields it.
-	out = append(out, sidetopic.PoolEvents.Record((&operators.PoolEvent{
-		Meta: pt.meta, Kind: operators.PoolSwap, Block: l.block, LogIndex: l.logIndex, TimeNs: l.blockTsNs, TxHash: l.txHash,
-		SqrtPriceX96: sqrtP, Liquidity: liq, Tick: tick,
-	}).Proto()))
-	baseTok, quoteTok := pt.base, pt.quote
-	baseAmt, quoteAmt, baseW, quoteW := a1, a0, &w.Amount1, &w.Amount0
-	if pt.baseIs0 {
-		baseAmt, quoteAmt, baseW, quoteW = a0, a1, &w.Amount0, &w.Amount1
-	}
+	out = append(out, sidetopic.PoolEvents.Record(ev.Proto()))
 	var t *schemas.Trade
 	if fast {
-		t = p.newTrade()
+		t = p.NewTrade()
 		var w [2 + 2*20]byte
 		w[0], w[1] = '0', 'x'
 		hex.Encode(w[2:], recipient[12:])
-		t.Wallet = p.str(w[:])
+		t.Wallet = p.Str(w[:])
 	} else {
 		t = &schemas.Trade{Wallet: hexAddress(recipient[12:])}
 	}
-	t.Venue = "uniswap_v3"
-	t.VenueKind = schemas.VenueKind_VENUE_KIND_ONCHAIN_DEX
-	t.Chain = pool.Chain
-	t.Market = pool.Address
+	if reason := p.swaps.Trade(pt.meta, &w.Amount0, &w.Amount1, t); reason != "" {
+		return append(out, venue.Reject(raw, reason))
+	}
 	t.EventTimeNs = l.blockTsNs
 	t.TradeId = l.txHash
 	t.LogIndex = l.logIndex
-	var size, notional float64
-	var baseSign, quoteSign int
-	if fixed {
-		var x uint256.Int
-		size = symbols.TokenAmountU256(x.Abs(baseW), baseTok.Decimals)
-		notional = symbols.TokenAmountU256(x.Abs(quoteW), quoteTok.Decimals)
-		baseSign, quoteSign = baseW.Sign(), quoteW.Sign()
-		p.fastTrades++
-	} else {
-		size = symbols.TokenAmount(new(big.Int).Abs(baseAmt), baseTok.Decimals)
-		notional = symbols.TokenAmount(new(big.Int).Abs(quoteAmt), quoteTok.Decimals)
-		baseSign, quoteSign = baseAmt.Sign(), quoteAmt.Sign()
-	}
-	t.Size, t.NotionalUsd = size, notional
-	if size > 0 {
-		t.Price = notional / size
-	}
-	switch {
-	case baseSign < 0 && quoteSign > 0: // base left the pool: bought
-		t.Side = schemas.Side_SIDE_BUY
-	case baseSign > 0 && quoteSign < 0:
-		t.Side = schemas.Side_SIDE_SELL
-	default:
-		return append(out, reject(raw, "malformed swap: amounts do not have opposite signs"))
-	}
-	return p.emit(out, raw, t, pt.sym)
+	return p.Emit(out, raw, t, pt.sym)
 }
 
 // position decodes a Mint or Burn log into a record of mi.pool-events.v1; a
@@ -470,11 +436,7 @@ func (p *uniswapParser) position(raw []byte, l *uniLog, out []sources.Record) []
 	if err != nil {
 		return append(out, sidetopic.PoolEvents.Reject(append([]byte(nil), raw...), err.Error()))
 	}
-	ev := operators.PoolEvent{Meta: p.poolTokens(pool).meta, Kind: operators.PoolBurn, Block: l.block, LogIndex: l.logIndex, TimeNs: l.blockTsNs,
-		TxHash: l.txHash, TickLower: pos.TickLower, TickUpper: pos.TickUpper, Amount: pos.Amount}
-	if pos.Mint {
-		ev.Kind = operators.PoolMint
-	}
+	ev := uniswap.PositionEvent(p.poolTokens(pool).meta, l.block, l.logIndex, l.blockTsNs, l.txHash, &pos)
 	return append(out, sidetopic.PoolEvents.Record(ev.Proto()))
 }
 
@@ -484,7 +446,7 @@ type uniPoolTokens struct {
 	address     string
 	base, quote symbols.Token
 	baseIs0     bool // token0 is the base
-	sym         symEntry
+	sym         venue.Sym
 	meta        *operators.PoolMeta
 }
 
@@ -507,7 +469,7 @@ func (p *uniswapParser) poolTokens(pool Pool) *uniPoolTokens {
 	if pt.quote.Symbol != symbols.USD || pt.base.Symbol == symbols.USD {
 		panic("BUG: known pool " + pool.Address + " is not a token/USD-stablecoin pool")
 	}
-	pt.sym = symEntry{venueSymbol: pt.base.Ticker + "/" + pt.quote.Ticker, symbol: pt.base.Symbol, ok: true}
+	pt.sym = venue.Sym{VenueSymbol: pt.base.Ticker + "/" + pt.quote.Ticker, Symbol: pt.base.Symbol, OK: true}
 	pt.meta = &operators.PoolMeta{Chain: pool.Chain, Address: pool.Address, Name: pool.Name, Fee: pool.Fee, TickSpacing: pool.TickSpacing,
 		Token0: pool.Token0, Token1: pool.Token1, Ticker0: t0.Ticker, Ticker1: t1.Ticker, Decimals0: t0.Decimals, Decimals1: t1.Decimals,
 		Symbol0: t0.Symbol, Symbol1: t1.Symbol, Resolved: true}
@@ -535,7 +497,7 @@ func newLogsReader(lr *lineReader, rd io.Reader) (*logsReader, error) {
 	doc := buf.Bytes()
 	var result []byte
 	var rpcErr []byte
-	if err := eachField(doc, func(k, v []byte) bool {
+	if err := js.EachField(doc, func(k, v []byte) bool {
 		switch string(k) {
 		case "result":
 			result = v
@@ -552,24 +514,24 @@ func newLogsReader(lr *lineReader, rd io.Reader) (*logsReader, error) {
 	if len(result) == 0 || result[0] != '[' {
 		return nil, errors.New("cannot decode eth_getLogs answer: result is not an array")
 	}
-	return &logsReader{doc: result, i: skipWS(result, 1)}, nil
+	return &logsReader{doc: result, i: js.SkipWS(result, 1)}, nil
 }
 
 func (r *logsReader) next() ([]byte, bool, error) {
 	if r.done {
 		return nil, false, io.EOF
 	}
-	r.i = skipWS(r.doc, r.i)
+	r.i = js.SkipWS(r.doc, r.i)
 	if r.i < len(r.doc) && r.doc[r.i] == ']' {
 		r.done = true
 		return nil, false, io.EOF
 	}
 	start := r.i
-	end, err := skipValue(r.doc, start, 1)
+	end, err := js.SkipValue(r.doc, start, 1)
 	if err != nil {
 		panic("BUG: eth_getLogs result validated but does not scan")
 	}
-	r.i = skipWS(r.doc, end)
+	r.i = js.SkipWS(r.doc, end)
 	if r.i < len(r.doc) && r.doc[r.i] == ',' {
 		r.i++
 	}

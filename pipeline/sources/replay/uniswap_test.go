@@ -162,7 +162,7 @@ func TestUniswapMinuteAggregates(t *testing.T) {
 // path only.
 func uniswapPair(t testing.TB, pool string) (fast, general *uniswapParser) {
 	fast, general = newUniswapParser(pool), newUniswapParser(pool)
-	general.generalOnly = true
+	general.SetFastPath(false)
 	if pool != "" {
 		if err := fast.csvHeader(uniswapCSVColumns); err != nil {
 			t.Fatal(err)
@@ -251,9 +251,9 @@ func TestUniswapFixedMatchesABI(t *testing.T) {
 			trades, variants, rejects := 0, 0, 0
 			var fixed uint64
 			for i, u := range units {
-				n := fast.fastTrades
+				n := fast.FastTrades
 				a, b = fast.parse(u, a[:0]), general.parse(u, b[:0])
-				fixed += fast.fastTrades - n
+				fixed += fast.FastTrades - n
 				if d := diffRecords(a, b); d != "" {
 					t.Fatalf("log %d: %s\n%.300s", i+1, d, u)
 				}
@@ -345,7 +345,7 @@ func TestLowerHash(t *testing.T) {
 					s[k] = byte(0x80 + rng.IntN(0x80))
 				}
 			}
-			if got, want := p.lowerHash(s), strings.ToLower(string(s)); got != want {
+			if got, want := p.LowerHex(s), strings.ToLower(string(s)); got != want {
 				t.Fatalf("lowerHash(%q) = %q, want %q", s, got, want)
 			}
 		}
@@ -588,8 +588,8 @@ func TestUniswapScanMatchesReference(t *testing.T) {
 						rejected++
 					}
 				}
-				if fast.skipped != rows.skipped || fast.skipped != general.skipped {
-					t.Fatalf("%s: skipped %d, %d, %d", what, fast.skipped, rows.skipped, general.skipped)
+				if fast.Skipped() != rows.Skipped() || fast.Skipped() != general.Skipped() {
+					t.Fatalf("%s: skipped %d, %d, %d", what, fast.Skipped(), rows.Skipped(), general.Skipped())
 				}
 			}
 			for i, u := range units {

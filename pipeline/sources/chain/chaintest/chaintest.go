@@ -11,6 +11,7 @@ package chaintest
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/ecdsa"
 	_ "embed"
@@ -144,6 +145,10 @@ type Chain struct {
 	URL string
 	// Accounts hold 1000 ETH each.
 	Accounts []Account
+	// GasLimit is the gas of every transaction Transact sends; 0 means
+	// 5,000,000. Deploying a contract near the 24 KB code limit (Uniswap's
+	// factory) needs more.
+	GasLimit uint64
 
 	rc  *rpc.Client
 	srv *httptest.Server
@@ -341,7 +346,7 @@ func (c *Chain) TransactValueStatus(t TB, from Account, to *common.Address, valu
 	tx, err := types.SignNewTx(from.Key, types.LatestSignerForChainID(chainID), &types.DynamicFeeTx{
 		ChainID: chainID, Nonce: nonce, GasTipCap: big.NewInt(1e9),
 		GasFeeCap: new(big.Int).Add(big.NewInt(1e9), new(big.Int).Mul(head.BaseFee, big.NewInt(2))),
-		Gas:       5_000_000, To: to, Data: data, Value: value,
+		Gas:       cmp.Or(c.GasLimit, 5_000_000), To: to, Data: data, Value: value,
 	})
 	if err != nil {
 		t.Fatal(err)

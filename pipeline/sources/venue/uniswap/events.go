@@ -46,11 +46,23 @@ const poolABI = `[
 {"type":"function","name":"token0","stateMutability":"view","inputs":[],"outputs":[{"name":"","type":"address"}]},
 {"type":"function","name":"token1","stateMutability":"view","inputs":[],"outputs":[{"name":"","type":"address"}]},
 {"type":"function","name":"fee","stateMutability":"view","inputs":[],"outputs":[{"name":"","type":"uint24"}]},
-{"type":"function","name":"tickSpacing","stateMutability":"view","inputs":[],"outputs":[{"name":"","type":"int24"}]}
+{"type":"function","name":"tickSpacing","stateMutability":"view","inputs":[],"outputs":[{"name":"","type":"int24"}]},
+{"type":"function","name":"slot0","stateMutability":"view","inputs":[],"outputs":[
+ {"name":"sqrtPriceX96","type":"uint160"},{"name":"tick","type":"int24"},{"name":"observationIndex","type":"uint16"},
+ {"name":"observationCardinality","type":"uint16"},{"name":"observationCardinalityNext","type":"uint16"},
+ {"name":"feeProtocol","type":"uint8"},{"name":"unlocked","type":"bool"}]},
+{"type":"function","name":"liquidity","stateMutability":"view","inputs":[],"outputs":[{"name":"","type":"uint128"}]},
+{"type":"function","name":"tickBitmap","stateMutability":"view","inputs":[{"name":"wordPosition","type":"int16"}],"outputs":[{"name":"","type":"uint256"}]},
+{"type":"function","name":"ticks","stateMutability":"view","inputs":[{"name":"tick","type":"int24"}],"outputs":[
+ {"name":"liquidityGross","type":"uint128"},{"name":"liquidityNet","type":"int128"},
+ {"name":"feeGrowthOutside0X128","type":"uint256"},{"name":"feeGrowthOutside1X128","type":"uint256"},
+ {"name":"tickCumulativeOutside","type":"int56"},{"name":"secondsPerLiquidityOutsideX128","type":"uint160"},
+ {"name":"secondsOutside","type":"uint32"},{"name":"initialized","type":"bool"}]}
 ]`
 
 // PoolABI is the subset of the Uniswap v3 pool ABI the connectors use: the
-// Swap, Mint and Burn events and the immutables.
+// Swap, Mint and Burn events, the immutables, and the state a snapshot
+// reads (slot0, liquidity, tickBitmap, ticks).
 var PoolABI abi.ABI
 
 func init() {
@@ -158,10 +170,8 @@ func int24(h common.Hash) (int32, bool) {
 // path reads it: no allocation. Amount0 and Amount1 are int256 in two's
 // complement (uint256.Int's Sign and Abs read them so).
 type SwapFixed struct {
-	Sender, Recipient       common.Address
-	Amount0, Amount1        uint256.Int
-	SqrtPriceX96, Liquidity uint256.Int
-	Tick                    int32
+	Sender, Recipient common.Address
+	SwapWords
 }
 
 // DecodeSwapFixed decodes a Swap log into s, reading the five 32-byte data
@@ -173,11 +183,9 @@ func DecodeSwapFixed(l *types.Log, s *SwapFixed) error {
 	if len(l.Topics) != 3 || l.Topics[0] != TopicSwap {
 		return fmt.Errorf("%w: a swap has 3 topics starting with the Swap signature", ErrMalformed)
 	}
-	var w SwapWords
-	if !DecodeSwapData(l.Data, &w) {
+	if !DecodeSwapData(l.Data, &s.SwapWords) {
 		return fmt.Errorf("%w: cannot decode swap data", ErrMalformed)
 	}
-	s.Amount0, s.Amount1, s.SqrtPriceX96, s.Liquidity, s.Tick = w.Amount0, w.Amount1, w.SqrtPriceX96, w.Liquidity, w.Tick
 	copy(s.Sender[:], l.Topics[1][12:])
 	copy(s.Recipient[:], l.Topics[2][12:])
 	return nil
@@ -200,4 +208,37 @@ func signedBig(x *uint256.Int) *big.Int {
 		return x.ToBig()
 	}
 	return new(big.Int).Neg(new(uint256.Int).Neg(x).ToBig())
+}
+
+// MinTick and MaxTick bound a Uniswap v3 pool's ticks.
+const (
+	MinTick = -887272
+	MaxTick = 887272
+)
+
+// BitmapWords returns the first and last word of the tick bitmap of a pool
+// with tickSpacing: the words that can hold an initialized tick (the
+// bitmap indexes tick/tickSpacing, rounded down, in words of 256 bits).
+func BitmapWords(tickSpacing int32) (lo, hi int16) {
+	return int16(floorDiv(MinTick, tickSpacing) >> 8), int16(floorDiv(MaxTick, tickSpacing) >> 8)
+}
+
+// BitmapTicks returns the ticks a word of the tick bitmap marks
+// initialized, ascending.
+func BitmapTicks(word int16, bits *big.Int, tickSpacing int32) []int32 {
+	var out []int32
+	for i := range 256 {
+		if bits.Bit(i) == 1 {
+			out = append(out, (int32(word)<<8+int32(i))*tickSpacing)
+		}
+	}
+	return out
+}
+
+func floorDiv(a, b int32) int32 {
+	q := a / b
+	if a%b != 0 && (a < 0) != (b < 0) {
+		q--
+	}
+	return q
 }

@@ -1,4 +1,4 @@
-package parquet
+package parquet_test
 
 import (
 	"context"
@@ -12,40 +12,30 @@ import (
 	_ "github.com/duckdb/duckdb-go/v2"
 
 	"github.com/marketintel/mi/datasets"
+	"github.com/marketintel/mi/pipeline"
+	"github.com/marketintel/mi/sinks/parquet"
 )
 
 var day0 = time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
 
 var testSymbols = []string{"BTCUSD", "ETHUSD", "SOLUSD", "PEPEUSD"}
 
-func backfillInto(t *testing.T, root string, days int, rate float64, symbols []string) BackfillResult {
-	t.Helper()
-	start := time.Now()
-	res, err := Backfill(context.Background(), BackfillConfig{
-		Root: root, Source: "sim", From: day0, To: day0.AddDate(0, 0, days-1), RateScale: rate, Symbols: symbols,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("backfilled %d days in %s: %+v", days, time.Since(start), res)
-	return res
-}
-
 var shared struct {
 	once sync.Once
 	root string
-	res  BackfillResult
+	res  pipeline.BackfillResult
 	err  error
 }
 
-// backfill returns two days of simulated history shared by the tests of
-// the package (read only).
-func backfill(t *testing.T) (string, BackfillResult) {
+// backfill returns two days of simulated history, written by mi backfill's
+// code (pipeline.Backfill, which runs the simulator and the operators into
+// a Sink), shared by the tests of the day files (read only).
+func backfill(t *testing.T) (string, pipeline.BackfillResult) {
 	t.Helper()
 	shared.once.Do(func() {
 		shared.root, shared.err = os.MkdirTemp("", "mi-parquet-history-")
 		if shared.err == nil {
-			shared.res, shared.err = Backfill(context.Background(), BackfillConfig{
+			shared.res, shared.err = pipeline.Backfill(context.Background(), pipeline.BackfillConfig{
 				Root: shared.root, Source: "sim", From: day0, To: day0.AddDate(0, 0, 1), RateScale: 0.03, Symbols: testSymbols,
 			})
 		}
@@ -64,59 +54,8 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func duck(t *testing.T) *sql.DB {
-	t.Helper()
-	db, err := sql.Open("duckdb", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	db.SetMaxOpenConns(1)
-	if _, err := db.Exec("SET TimeZone='UTC'; SET threads=1"); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
-}
-
-func TestBackfillSimWritesCompleteDays(t *testing.T) {
-	root, res := backfill(t)
-	if len(res.Days) != 2 || res.Days[0] != "2026-03-02" || res.Days[1] != "2026-03-03" {
-		t.Fatalf("days compacted = %v, want 2026-03-02 and 2026-03-03", res.Days)
-	}
-	if days, err := StagedDays(root); err != nil || len(days) != 0 {
-		t.Fatalf("staged days left = %v, %v; want none", days, err)
-	}
-	for _, dir := range []string{
-		datasets.CandleDir(root, "1m", "2026-03-02", "sim_cex"),
-		datasets.TradeDir(root, "2026-03-03", "sim_cex"),
-		datasets.SignalDir(root, "5m", "2026-03-02"),
-		datasets.SignalChangeDir(root, "2026-03-03"),
-	} {
-		if _, err := os.Stat(filepath.Join(dir, datasets.DayFileName)); err != nil {
-			t.Errorf("missing day file: %v", err)
-		}
-	}
-	db := duck(t)
-	var n, minTS, maxTS int64
-	q := "SELECT count(*), min(epoch_us(ts)), max(epoch_us(ts)) FROM read_parquet('" + datasets.CandleGlob(root, "1m") + "', hive_partitioning=true)"
-	if err := db.QueryRow(q).Scan(&n, &minTS, &maxTS); err != nil {
-		t.Fatal(err)
-	}
-	if n != res.Candles {
-		t.Errorf("candle rows = %d, want %d written", n, res.Candles)
-	}
-	if minTS != day0.UnixMicro() || maxTS != day0.Add(48*time.Hour-time.Minute).UnixMicro() {
-		t.Errorf("candle ts range = %s..%s, want the two days' first and last minute", time.UnixMicro(minTS).UTC(), time.UnixMicro(maxTS).UTC())
-	}
-	// Signals: one row per symbol, window and minute.
-	var dup int64
-	if err := db.QueryRow("SELECT count(*) FROM (SELECT symbol, \"window\", ts FROM read_parquet('" + filepath.Join(root, "signals", "*", "*", "*.parquet") + "', hive_partitioning=true) GROUP BY ALL HAVING count(*) > 1)").Scan(&dup); err != nil {
-		t.Fatal(err)
-	}
-	if dup != 0 {
-		t.Errorf("%d signal keys appear more than once", dup)
-	}
-}
+// duck is the package's DuckDB helper (duck_test.go).
+var duck = parquet.Duck
 
 // TestColumnsMatchLayout checks every file's columns, in order and type,
 // against datasets.*Columns.
@@ -198,33 +137,6 @@ FROM s FULL OUTER JOIN c USING (venue, symbol, ts)`
 	if ns == 0 || ns != nc || missing != 0 || counts != 0 || hl != 0 || vols != 0 || oc != 0 {
 		t.Errorf("SQL %d vs stored %d candles: %d unmatched, %d count, %d high/low, %d volume/vwap, %d open/close mismatches",
 			ns, nc, missing, counts, hl, vols, oc)
-	}
-}
-
-func TestBackfillIsDeterministic(t *testing.T) {
-	a, b := t.TempDir(), t.TempDir()
-	backfillInto(t, a, 1, 0.01, testSymbols[:2])
-	backfillInto(t, b, 1, 0.01, testSymbols[:2])
-	n := 0
-	err := filepath.WalkDir(a, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(a, p)
-		x, _ := os.ReadFile(p)
-		y, err := os.ReadFile(filepath.Join(b, rel))
-		if err != nil {
-			t.Errorf("%s only in the first run", rel)
-			return nil
-		}
-		if string(x) != string(y) {
-			t.Errorf("%s differs between runs", rel)
-		}
-		n++
-		return nil
-	})
-	if err != nil || n == 0 {
-		t.Fatalf("walked %d files: %v", n, err)
 	}
 }
 

@@ -1,4 +1,4 @@
-package replay
+package cex
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/marketintel/mi/internal/fixtures"
 	"github.com/marketintel/mi/pipeline/sources"
 )
 
@@ -13,7 +14,7 @@ import (
 // connection receives them.
 func liveMessages(b testing.TB, rel string) [][]byte {
 	var out [][]byte
-	for _, u := range loadUnits(b, rel) {
+	for _, u := range fixtures.Lines(b, rel) {
 		if bytes.HasPrefix(u, []byte(`{"t"`)) { // cryptofeed record
 			var r struct{ T, Data string }
 			if json.Unmarshal(u, &r) == nil && r.T == "recv" {
@@ -76,7 +77,7 @@ type jsonGeneric struct {
 
 func benchMessages(b *testing.B, proto, venue, rel string, baseline bool) {
 	msgs := liveMessages(b, rel)
-	p, err := NewMessageParser(proto, venue, "live")
+	p, _, err := NewDecoder(proto, venue, "live")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -91,7 +92,7 @@ func benchMessages(b *testing.B, proto, venue, rel string, baseline bool) {
 		for _, m := range msgs {
 			switch {
 			case !baseline:
-				out = p.Parse(m, 1, out[:0])
+				out = p.Message(m, 1, out[:0])
 				trades += len(out)
 			case proto == "binance":
 				jb = jsonBinance{}
@@ -145,7 +146,7 @@ func BenchmarkTradeMessages(b *testing.B) {
 			}
 		}
 		run := func(b *testing.B, baseline bool) {
-			p, _ := NewMessageParser(c.proto, c.venue, "live")
+			p, _, _ := NewDecoder(c.proto, c.venue, "live")
 			var out []sources.Record
 			var jb jsonBinance
 			var jg jsonGeneric
@@ -156,7 +157,7 @@ func BenchmarkTradeMessages(b *testing.B) {
 				for _, m := range msgs {
 					switch {
 					case !baseline:
-						out = p.Parse(m, 1, out[:0])
+						out = p.Message(m, 1, out[:0])
 						trades += len(out)
 					case c.proto == "binance":
 						jb = jsonBinance{}
@@ -180,12 +181,12 @@ func BenchmarkTradeMessages(b *testing.B) {
 	}
 	kr := []byte(`{"channel":"trade","type":"update","data":[{"symbol":"BTC/USD","side":"buy","price":67013.0,"qty":0.01,"ord_type":"market","trade_id":80112242,"timestamp":"2024-08-08T23:54:14.250Z"}]}`)
 	b.Run("kraken", func(b *testing.B) {
-		p, _ := NewMessageParser("kraken", "", "live")
+		p, _, _ := NewDecoder("kraken", "", "live")
 		var out []sources.Record
 		b.ReportAllocs()
 		c0 := cpuSeconds()
 		for b.Loop() {
-			out = p.Parse(kr, 1, out[:0])
+			out = p.Message(kr, 1, out[:0])
 		}
 		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "msgs/s")
 		b.ReportMetric(float64(b.N)/(cpuSeconds()-c0), "msgs/cpu-s")

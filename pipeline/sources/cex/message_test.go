@@ -1,30 +1,34 @@
-package replay
+package cex
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/marketintel/mi/pipeline/sources"
+	"github.com/marketintel/mi/pipeline/sources/venue/venuetest"
 	"github.com/marketintel/mi/schemas"
 )
 
-// fuzzMessage feeds one live message to a fresh MessageParser of every
+// fuzzMessage feeds one live message to a fresh decoder of every
 // protocol: no panic; trades valid; rejects carry a reason from the
 // documented classes and the input they reject; every message is either a
 // record or counted as skipped.
 func fuzzMessage(t *testing.T, msg []byte) {
-	for _, proto := range strings.Split(Protocols, ", ") {
+	for _, proto := range strings.Split(Protocols(), ", ") {
 		fuzzProtocol(t, proto, msg)
 	}
 }
 
+// fastPath is what every venue decoder has: the switch of its fast path.
+type fastPath interface{ SetFastPath(on bool) }
+
 func fuzzProtocol(t *testing.T, proto string, msg []byte) {
 	{
-		p, err := NewMessageParser(proto, "", "live:"+proto)
+		p, _, err := NewDecoder(proto, "", "live:"+proto)
 		if err != nil {
 			t.Fatal(err)
 		}
-		out := p.Parse(msg, 1_700_000_000_000_000_000, []sources.Record(nil))
+		out := p.Message(msg, 1_700_000_000_000_000_000, []sources.Record(nil))
 		if len(out) == 0 && p.Skipped() != 1 {
 			t.Fatalf("%s: %q yields nothing and is not counted as skipped", proto, msg)
 		}
@@ -40,10 +44,10 @@ func fuzzProtocol(t *testing.T, proto string, msg []byte) {
 			}
 		}
 		// The fast paths give what the general path gives.
-		g, _ := NewMessageParser(proto, "", "live:"+proto)
-		g.b.generalOnly = true
-		want := g.Parse(msg, 1_700_000_000_000_000_000, nil)
-		if d := diffRecords(out, want); d != "" || p.Skipped() != g.Skipped() {
+		g, _, _ := NewDecoder(proto, "", "live:"+proto)
+		g.(fastPath).SetFastPath(false)
+		want := g.Message(msg, 1_700_000_000_000_000_000, nil)
+		if d := venuetest.DiffRecords(out, want); d != "" || p.Skipped() != g.Skipped() {
 			t.Fatalf("%s: fast path differs from the general path on %q: %s (skipped %d, %d)", proto, msg, d, p.Skipped(), g.Skipped())
 		}
 	}
@@ -98,11 +102,11 @@ func FuzzLiveKraken(f *testing.F)      { fuzzOne(f, "kraken") }
 func TestMessageParserClasses(t *testing.T) {
 	f := func(proto, msg, want string) {
 		t.Helper()
-		p, err := NewMessageParser(proto, "", "live")
+		p, _, err := NewDecoder(proto, "", "live")
 		if err != nil {
 			t.Fatal(err)
 		}
-		out := p.Parse([]byte(msg), 1, nil)
+		out := p.Message([]byte(msg), 1, nil)
 		got := "skipped"
 		if len(out) > 0 {
 			if out[0].Trade != nil {
@@ -140,7 +144,7 @@ func TestMessageParserClasses(t *testing.T) {
 	f("kraken", messageSeeds[15], "venue error")
 	f("kraken", messageSeeds[10], "unknown message type")
 	f("kraken", messageSeeds[16], "malformed trade message")
-	for _, proto := range strings.Split(Protocols, ", ") {
+	for _, proto := range strings.Split(Protocols(), ", ") {
 		f(proto, messageSeeds[17], "malformed json")
 	}
 }
