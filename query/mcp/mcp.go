@@ -93,14 +93,6 @@ type mcpTool struct {
 // declares the route with its Tool deletes its entry here
 // (TestMCPToolsDeclaredOnce fails while both exist).
 var pendingTools = []mcpTool{
-	{name: "get_market_news", route: "GET /api/v1/news",
-		desc: "Publisher-attributed headlines for crypto and US stocks with keyword sentiment.",
-		args: []mcpArg{{name: "category", schema: schema.Enum("crypto", "stocks"), desc: "News category."},
-			{name: "query", schema: schema.String, desc: "Keyword, company name or ticker."},
-			{name: "limit", schema: schema.Integer, desc: "1 to 100. Default 20."}}},
-	{name: "get_fundamental_intelligence", route: "GET /api/v1/fundamentals/:symbol",
-		desc: "SEC EDGAR fundamentals of a US equity: latest filing, financials, derived ratios and a deterministic fundamental signal.",
-		args: []mcpArg{{name: "symbol", in: api.InPath, schema: schema.String, required: true, desc: "US equity ticker, e.g. AAPL."}}},
 	{name: "find_opportunities", route: "GET /api/v1/intelligence/opportunities",
 		desc: "Ranked symbols for an objective (unusual_buying, unusual_selling, breakout, breakdown, crowded_positioning, smart_money_accumulation, smart_money_distribution) with evidence for and against and risk factors.",
 		args: []mcpArg{{name: "objective", required: true, schema: schema.Enum("unusual_buying", "unusual_selling", "breakout",
