@@ -282,12 +282,22 @@ func cmdRun(ctx context.Context, name string, fixed []string, args []string) (er
 	if err != nil {
 		return err
 	}
-	nv, newsStage, err := newsWiring(ctx, srcs, *sourcesConfig, *dataDir, *newsRetention, *newsMaxAge, log) // news.go
+	// The alert events whose detector runs: each stage that runs one
+	// registers its events as it is wired (docs/alerts.md, "Live events").
+	// In a split deployment (--roles, mi serve) an API instance sells the
+	// events the deployment's processing and sink roles detect with the same
+	// sources file (docs/deploy.md).
+	liveEvents := operators.NewLiveEvents()
+	if has("process") || api {
+		liveEvents.Register("signals", operators.SignalAlertEvents...) // pipeline/process.go
+	}
+	newsEvents := liveEvents
+	if !has("news") && !api {
+		newsEvents = operators.NewLiveEvents() // the news stage runs elsewhere
+	}
+	nv, newsStage, err := newsWiring(ctx, srcs, *sourcesConfig, *dataDir, *newsRetention, *newsMaxAge, newsEvents, log) // news.go
 	if err != nil {
 		return err
-	}
-	if newsStage != nil {
-		operators.SetLive(operators.AlertNews, operators.AlertSECFiling)
 	}
 	scfg, err := sources.LoadConfig(*sourcesConfig)
 	if err != nil {
@@ -323,7 +333,7 @@ func cmdRun(ctx context.Context, name string, fixed []string, args []string) (er
 			}
 			defer closeChains()
 			srv = query.New(query.Deps{Views: v, Stats: stats, Version: version, Logger: log, Paywall: paywall, Ledger: store, Liquidity: lv,
-				Alerts: alertsD, History: hs, Token: tokens, SEC: secSvc, News: nv})
+				Alerts: alertsD, Events: liveEvents, History: hs, Token: tokens, SEC: secSvc, News: nv})
 			viewsReady = make(chan struct{})
 		}
 	}
