@@ -39,7 +39,8 @@ type premiumGroup struct {
 }
 
 var (
-	premiumSymbolsParam = api.Symbols{Desc: "Up to 20 comma-separated tickers; every tokenized US equity of the registry when absent."}
+	premiumSymbolsParam = api.Text{Name: "symbols", Desc: "Comma-separated tickers of tokenized US equities, case-insensitive; every tokenized US equity of the registry when absent.",
+		Check: func(raw string) *api.ParamError { _, e := parsePremiumSymbols(raw); return e }}
 	premiumHoursParam   = api.Int{Name: "hours", Desc: "Hours of history before the last closed 15-minute bin.", Min: 1, Max: 168, Default: 24}
 	premiumIntervalParm = api.Enum{Name: "interval", Values: []string{"15m", "1h"}, Default: "15m", Desc: "Bin width of the series."}
 
@@ -124,6 +125,33 @@ func pairedStocks() []string {
 	return out
 }
 
+// parsePremiumSymbols parses the symbols parameter: every tokenized US
+// equity when raw is empty, else its comma-separated tickers, each one of
+// them, without repeats.
+func parsePremiumSymbols(raw string) ([]string, *api.ParamError) {
+	paired := pairedStocks()
+	if raw == "" {
+		return paired, nil
+	}
+	bad := func(msg string) *api.ParamError {
+		return &api.ParamError{Param: "symbols", Message: msg, Range: "comma-separated tickers of tokenized US equities: " + strings.Join(paired, ", ")}
+	}
+	var out []string
+	for part := range strings.SplitSeq(raw, ",") {
+		s, perr := api.ParseSymbol(part)
+		if perr != nil {
+			return nil, bad("symbols must be comma-separated tickers")
+		}
+		if !slices.Contains(paired, s) {
+			return nil, bad(s + " is not a tokenized US equity")
+		}
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
 // premiumEnd returns the end of the last closed 15-minute bin at now.
 func premiumEnd(now time.Time) time.Time { return now.UTC().Truncate(premium.BinWidth) }
 
@@ -171,17 +199,7 @@ func binTime(ns int64) string { return time.Unix(0, ns).UTC().Format(time.RFC333
 
 // handlePremiums serves GET /api/v1/intelligence/premium.
 func (rt *Routes) handlePremiums(c fiber.Ctx) error {
-	syms := premiumSymbolsParam.Get(c)
-	paired := pairedStocks()
-	if len(syms) == 0 {
-		syms = paired
-	}
-	for _, s := range syms {
-		if !slices.Contains(paired, s) {
-			return api.SendParamError(c, &api.ParamError{Param: "symbols", Message: s + " is not a tokenized US equity",
-				Range: "tickers of tokenized US equities: " + strings.Join(paired, ", ")})
-		}
-	}
+	syms, _ := parsePremiumSymbols(premiumSymbolsParam.Get(c)) // validated before the paywall
 	if rt.store == nil {
 		return sendHistoryNoData(c, "no history is configured on this server")
 	}
