@@ -1,8 +1,9 @@
 // Package query is the HTTP query tier: it assembles the rooms of the API
 // (market: the live routes; history: the Parquet history; subscriptions:
-// the alerts; paywall: the payments and credit packs; news: headlines and
-// filings; sec: fundamentals and insiders; mcp: the tool server; openapi:
-// the interface description) into one route table, mounts
+// the alerts; paywall: the payments, credit packs and card checkout; news:
+// headlines and filings; sec: fundamentals and insiders; mcp: the tool
+// server; openapi: the interface description; pages: the pages for
+// browsers) into one route table, mounts
 // it on a Fiber app with the paywall around the priced operations, and
 // serves the routes derived from the table and the operational ones:
 // /pricing, /transparency, the x402 resource manifest, security.txt,
@@ -25,6 +26,7 @@ import (
 	"github.com/gofiber/fiber/v3"
 	"github.com/gofiber/fiber/v3/middleware/recover"
 
+	"github.com/marketintel/mi/pipeline/sources"
 	"github.com/marketintel/mi/pipeline/stats"
 	"github.com/marketintel/mi/query/api"
 	"github.com/marketintel/mi/query/history"
@@ -32,10 +34,13 @@ import (
 	"github.com/marketintel/mi/query/mcp"
 	"github.com/marketintel/mi/query/news"
 	"github.com/marketintel/mi/query/openapi"
+	"github.com/marketintel/mi/query/pages"
 	"github.com/marketintel/mi/query/paywall"
+	"github.com/marketintel/mi/query/paywall/checkout"
 	"github.com/marketintel/mi/query/paywall/ledger"
 	"github.com/marketintel/mi/query/sec"
 	"github.com/marketintel/mi/query/subscriptions"
+	"github.com/marketintel/mi/query/web"
 	"github.com/marketintel/mi/sinks/alerts"
 	"github.com/marketintel/mi/sinks/newsview"
 	"github.com/marketintel/mi/sinks/views"
@@ -93,6 +98,15 @@ type Deps struct {
 	// Token reads token flows and risk reports from the chains
 	// (pipeline/sources/token, docs/token.md). Nil answers those routes 503.
 	Token *token.Reader
+
+	// Feeds returns the freshness of the polled sources and chain readers
+	// of this process (a pipeline/sources Registry's Snapshot), listed by
+	// /status as "feeds"; nil lists none.
+	Feeds func() []sources.Freshness
+
+	// Checkout sells the credit packs by card (docs/checkout.md); nil
+	// answers its routes 404 (card checkout off).
+	Checkout *checkout.Checkout
 }
 
 // Paywall is the slot the payments room fills (api.Paywall).
@@ -166,6 +180,18 @@ func (s *Server) table() []api.Operation {
 	ops = append(ops, news.New(s.d.News).Operations()...)
 	ops = append(ops, sec.NewRoutes(s.d.SEC).Operations()...)
 	ops = append(ops, tokenroutes.New(s.d.Token).Operations()...)
+	card := s.d.Checkout
+	if card == nil {
+		card = checkout.Off()
+	}
+	ops = append(ops, card.Operations()...)
+	// The pages: HTML representations of free JSON routes, the home page
+	// and the assets (docs/pages.md).
+	pg := pages.New(pages.Config{Table: func() []api.Operation { return s.ops }, CardCheckout: card.Enabled(),
+		Now: s.d.Now, Logger: s.d.Logger})
+	ops = pg.Represent(ops)
+	ops = append(ops, pg.Operations()...)
+	ops = append(ops, web.AssetsOperation())
 	s.mcp = mcp.New(mcp.Config{Ops: slices.Clone(ops), Paywall: s.d.Paywall, Quote: paywall.Responses()[0],
 		Now: s.d.Now, Version: s.d.Version, Logger: s.d.Logger})
 	ops = append(ops, s.mcp.Operation())

@@ -24,7 +24,7 @@ func TestStatus(t *testing.T) {
 		}
 	}
 	const views = `"views":{"documents":3,"symbols":2,"windows":{"15m":0,"1m":1,"5m":2}}`
-	f(nil, `{"service":"mi","version":"0.1.0-test","generatedAt":"2024-08-08T12:00:00.000Z","sources":[],"deadLetters":{},`+views+`,"operators":null}`)
+	f(nil, `{"service":"mi","version":"0.1.0-test","generatedAt":"2024-08-08T12:00:00.000Z","sources":[],"feeds":[],"deadLetters":{},`+views+`,"operators":null}`)
 
 	st := stats.New()
 	st.SetState("replay:b", "running", nil)
@@ -41,12 +41,12 @@ func TestStatus(t *testing.T) {
 		`{"source":"replay:b","state":"running","trades":2,"rejected":1,"lastEventAt":"2024-08-08T11:59:57.000Z","lastIngestAt":"2024-08-08T11:59:58.750Z","freshnessMs":1250,"reconnects":0,"error":null,"lagMs":2750,"gaps":0,"lastGap":null},`+
 		`{"source":"ws:a","state":"failed","trades":0,"rejected":0,"lastEventAt":null,"lastIngestAt":null,"freshnessMs":null,"reconnects":2,"error":"cannot dial","lagMs":null,"gaps":1,"lastGap":"disconnected"},`+
 		`{"source":"ws:future","state":"starting","trades":1,"rejected":0,"lastEventAt":"2024-08-08T12:00:00.000Z","lastIngestAt":"2024-08-08T12:00:01.000Z","freshnessMs":0,"reconnects":0,"error":null,"lagMs":1000,"gaps":0,"lastGap":null}],`+
-		`"deadLetters":{"bad price":1,"late":1},`+views+`,"operators":null}`)
+		`"feeds":[],"deadLetters":{"bad price":1,"late":1},`+views+`,"operators":null}`)
 
 	proc := fixedOps{Trades: 10, Candles: 2, Transactions: 1}
 	st = stats.New()
 	st.AttachOperators(proc)
-	f(st, `{"service":"mi","version":"0.1.0-test","generatedAt":"2024-08-08T12:00:00.000Z","sources":[],"deadLetters":{},`+views+
+	f(st, `{"service":"mi","version":"0.1.0-test","generatedAt":"2024-08-08T12:00:00.000Z","sources":[],"feeds":[],"deadLetters":{},`+views+
 		`,"operators":{"trades":10,"gaps":0,"candles":2,"documents":0,"signalChanges":0,"rejected":0,"transactions":1,"aborts":0,"restores":0}}`)
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/gofiber/fiber/v3"
 
 	"github.com/marketintel/mi/internal/jsonw"
+	"github.com/marketintel/mi/pipeline/sources"
 	"github.com/marketintel/mi/pipeline/stats"
 	"github.com/marketintel/mi/query/api"
 	"github.com/marketintel/mi/query/schema"
@@ -21,6 +22,7 @@ var (
 		{"version", schema.Described(schema.String, "Service version.")},
 		{"generatedAt", schema.DateTime},
 		{"sources", schema.Described(schema.Array(statusSourceSchema), "One entry per source, sorted by name.")},
+		{"feeds", schema.Described(schema.Array(statusFeedSchema), "The polled sources and chain readers of this process (chain:<name>, rates, news, ...), sorted by name; empty when none runs.")},
 		{"deadLetters", schema.Obj{{"description", "Rejected inputs by reason phrase."}, {"type", "object"},
 			{"additionalProperties", schema.Count}}},
 		{"views", schema.Object("Documents the live routes can serve.", schema.Obj{
@@ -45,6 +47,19 @@ var (
 		{"lagMs", schema.Obj{{"description", "Ingest time minus event time of the last trade."}, {"type", []string{"integer", "null"}}}},
 		{"gaps", schema.Described(schema.Count, "Stretches the source could not deliver: disconnects, missed trade ids.")},
 		{"lastGap", schema.Obj{{"description", "The last gap's reason."}, {"type", []string{"string", "null"}}}},
+	})}
+	statusFeedSchema = schema.Named{Name: "StatusFeed", Schema: schema.Object("Freshness of one polled source or chain reader (docs/sources.md).", schema.Obj{
+		{"name", schema.Described(schema.String, "e.g. chain:base, rates:treasury-par.")},
+		{"kind", schema.Described(schema.String, "chain, rates, news, filings, perps, ...")},
+		{"endpoint", schema.Described(schema.String, "Where it reads from, secrets redacted.")},
+		{"state", schema.Described(schema.Enum("starting", "ok", "failing"), "starting: no attempt finished yet; ok: the last attempt succeeded; failing: it failed (retrying with backoff).")},
+		{"stale", schema.Described(schema.Bool, "True unless the last attempt succeeded within the source's maximum age.")},
+		{"lastSuccessAt", schema.NullableDateTime},
+		{"lastDataAt", schema.Described(schema.NullableDateTime, "The publisher's own time of the newest data read (a block's timestamp, a curve's date).")},
+		{"ageMs", schema.Obj{{"description", "Now minus lastSuccessAt."}, {"type", []string{"integer", "null"}}, {"minimum", 0}}},
+		{"dataAgeMs", schema.Obj{{"description", "Now minus lastDataAt."}, {"type", []string{"integer", "null"}}}},
+		{"consecutiveFailures", schema.Count},
+		{"lastError", schema.Obj{{"description", "The last failure, redacted; kept after a recovery."}, {"type", []string{"string", "null"}}}},
 	})}
 	healthzSchema = schema.Named{Name: "Healthz", Schema: schema.Object("Body of GET /healthz.", schema.Obj{{"status", schema.Const("ok")}})}
 )
@@ -82,6 +97,7 @@ type statusBody struct {
 	Version     string            `json:"version"`
 	GeneratedAt string            `json:"generatedAt"`
 	Sources     []statusSource    `json:"sources"`
+	Feeds       []statusFeed      `json:"feeds"`
 	DeadLetters map[string]uint64 `json:"deadLetters"`
 	Views       statusViews       `json:"views"`
 	// Operators is null when no operator loop runs in this process.
@@ -108,6 +124,48 @@ type statusSource struct {
 	LastGap *string `json:"lastGap"`
 }
 
+// statusFeed is the StatusFeed schema.
+type statusFeed struct {
+	Name                string  `json:"name"`
+	Kind                string  `json:"kind"`
+	Endpoint            string  `json:"endpoint"`
+	State               string  `json:"state"`
+	Stale               bool    `json:"stale"`
+	LastSuccessAt       *string `json:"lastSuccessAt"`
+	LastDataAt          *string `json:"lastDataAt"`
+	AgeMs               *int64  `json:"ageMs"`
+	DataAgeMs           *int64  `json:"dataAgeMs"`
+	ConsecutiveFailures int     `json:"consecutiveFailures"`
+	LastError           *string `json:"lastError"`
+}
+
+// feedStatus is the status of one polled source or chain reader.
+func feedStatus(f sources.Freshness) statusFeed {
+	st := statusFeed{Name: f.Name, Kind: f.Kind, Endpoint: f.Endpoint, State: f.State, Stale: f.Stale,
+		ConsecutiveFailures: f.ConsecutiveFailures}
+	at := func(t time.Time) *string {
+		if t.IsZero() {
+			return nil
+		}
+		s := jsonw.FormatTime(t.UnixNano())
+		return &s
+	}
+	st.LastSuccessAt, st.LastDataAt = at(f.LastSuccess), at(f.LastData)
+	if !f.LastSuccess.IsZero() {
+		ms := f.Age.Milliseconds()
+		st.AgeMs = &ms
+	}
+	if !f.LastData.IsZero() {
+		ms := f.DataAge.Milliseconds()
+		st.DataAgeMs = &ms
+	}
+	if f.LastError != "" {
+		e := f.LastError
+		st.LastError = &e
+	}
+	return st
+}
+
 // statusViews counts the documents the live routes can serve.
 type statusViews struct {
 	Documents int            `json:"documents"`
@@ -123,6 +181,7 @@ func (s *Server) handleStatus(c fiber.Ctx) error {
 		Version:     s.d.Version,
 		GeneratedAt: jsonw.FormatTime(now.UnixNano()),
 		Sources:     []statusSource{},
+		Feeds:       []statusFeed{},
 		DeadLetters: map[string]uint64{},
 		Views: statusViews{
 			Documents: s.d.Views.Len(),
@@ -146,6 +205,11 @@ func (s *Server) handleStatus(c fiber.Ctx) error {
 		}
 		if oc, ok := s.d.Stats.Operators(); ok {
 			body.Operators = &oc
+		}
+	}
+	if s.d.Feeds != nil {
+		for _, f := range s.d.Feeds() {
+			body.Feeds = append(body.Feeds, feedStatus(f))
 		}
 	}
 	return api.SendValue(c, fiber.StatusOK, body)

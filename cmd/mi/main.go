@@ -26,6 +26,7 @@ import (
 	"github.com/marketintel/mi/pipeline"
 	"github.com/marketintel/mi/pipeline/sidetopic"
 	"github.com/marketintel/mi/pipeline/sources"
+	"github.com/marketintel/mi/pipeline/sources/token"
 	"github.com/marketintel/mi/query"
 	"github.com/marketintel/mi/query/history"
 	"github.com/marketintel/mi/sinks/alerts"
@@ -165,6 +166,7 @@ func cmdRun(ctx context.Context, name string, fixed []string, args []string) (er
 	dataDir := fs.String("data-dir", "./data", "data directory (embedded broker logs, ground truth)")
 	httpAddr := fs.String("http-addr", ":8080", "address of the HTTP API")
 	pay := addPaymentFlags(fs)         // payments.go
+	card := addCheckoutFlags(fs)       // checkout.go
 	devHooks := addDevWebhookFlags(fs) // alerts.go
 	duckMemory := fs.String("duckdb-memory", history.DefaultMemoryLimit, "DuckDB memory limit of the history routes (candles, datasets, query, backtest, track record), e.g. 512MB or 2GB; a hard bound (no spilling): the backtest scores symbols in batches sized to it, so more memory only makes long backtests faster")
 	var srcs stringList
@@ -278,6 +280,9 @@ func cmdRun(ctx context.Context, name string, fixed []string, args []string) (er
 	var alertsD *alerts.Dispatcher
 	var srv *query.Server
 	var viewsReady chan struct{}
+	freshness := sources.NewRegistry(log, nil) // chain readers and token watches, for /status
+	var sideEvents []pipeline.SideDetector     // the token watches' detectors (alerts role)
+	var sideSources []sources.Source           // the token watches (alerts role)
 	safety, hookTLS, err := devHooks.config(pay, log)
 	if err != nil {
 		return err
@@ -318,22 +323,38 @@ func cmdRun(ctx context.Context, name string, fixed []string, args []string) (er
 		if alertsD, err = openAlerts(ctx, store.DB(), store.Dialect(), *dataDir, safety, hookTLS, log); err != nil { // see cmd/mi/alerts.go
 			return err
 		}
+		// The token reader serves the token routes (views) and the token
+		// watches (alerts: docs/token.md, "How the watches run").
+		tokens, tokenChains, closeChains, err := openTokenReader(*sourcesConfig, freshness, log) // cmd/mi/token.go
+		coins := token.DefaultStablecoins()
+		if *devChain != "" {
+			tokens, coins, closeChains, err = startDevChain(*devChain, freshness, log) // cmd/mi/devchain.go
+			tokenChains = []string{"base"}
+		}
+		if err != nil {
+			return err
+		}
+		defer closeChains()
+		// The alerts role runs the token watches' detectors; an API
+		// instance sells what the deployment's alerts role detects.
+		sideEvents = pipeline.TokenDetectors()
+		liveEvents.Register("token-watches", pipeline.SideEventNames(sideEvents)...)
+		if alerting {
+			sideSources = tokenWatchSources(tokens, tokenChains, coins, alertsD.Store(), freshness, log) // token.go
+		}
 		if api {
 			hs, err := history.Open(history.Config{DataDir: *dataDir, MemoryLimit: *duckMemory})
 			if err != nil {
 				return err
 			}
 			defer hs.Close()
-			tokens, closeChains, err := openTokenReader(*sourcesConfig, log) // cmd/mi/token.go
-			if *devChain != "" {
-				tokens, closeChains, err = startDevChain(*devChain, log) // cmd/mi/devchain.go
-			}
+			cardCheckout, err := card.build(store, pay.publicURL, log) // checkout.go
 			if err != nil {
 				return err
 			}
-			defer closeChains()
 			srv = query.New(query.Deps{Views: v, Stats: stats, Version: version, Logger: log, Paywall: paywall, Ledger: store, Liquidity: lv,
-				Alerts: alertsD, Events: liveEvents, History: hs, Token: tokens, SEC: secSvc, News: nv})
+				Alerts: alertsD, Events: liveEvents, History: hs, Token: tokens, SEC: secSvc, News: nv, Checkout: cardCheckout,
+				Feeds: freshness.Snapshot})
 			viewsReady = make(chan struct{})
 		}
 	}
@@ -354,8 +375,8 @@ func cmdRun(ctx context.Context, name string, fixed []string, args []string) (er
 			Partitions: *partitions, InstanceID: *instance, Operators: ocfg, Roles: rl, SessionTimeout: *session, CheckpointInterval: *checkpoint,
 			Views: v, SideViews: append([]pipeline.SideView{pipeline.ViewOf(sidetopic.PoolEvents, lv.ApplyRecord), ratesSide}, newsSideViews(nv)...),
 			ViewsReady: viewsReady,
-			News:       newsStage,
-			Stats:      stats, Proc: proc, Logger: log, Progress: progress.update,
+			News:       newsStage, SideEvents: sideEvents, SideSources: sideSources,
+			Stats: stats, Proc: proc, Logger: log, Progress: progress.update,
 			Parquet: pipeline.ParquetSinkConfig{Every: every, FlushInterval: *flushEvery, InstanceID: *instance},
 			Live:    live,
 			BrokerReady: func(b []string) {

@@ -60,8 +60,18 @@ func layer(p string) int {
 var leaves = []string{"internal/jsonw"}
 
 // rooms are the packages of the query tier that each serve one part of the
-// API; they import query/api and query/schema, never each other.
-var rooms = []string{"query/market", "query/history", "query/subscriptions", "query/paywall", "query/news", "query/sec", "query/mcp", "query/openapi", "query/token"}
+// API; they import the vocabulary, never each other.
+var rooms = []string{"query/market", "query/history", "query/subscriptions", "query/paywall", "query/news", "query/sec", "query/mcp", "query/openapi",
+	"query/token", "query/pages"}
+
+// vocabulary are the packages every room may import: the route table's
+// (query/api, query/schema) and the pages' (query/web, which imports only
+// the route table's).
+var vocabulary = []string{"query/api", "query/schema", "query/web"}
+
+func inVocabulary(p string) bool {
+	return slices.ContainsFunc(vocabulary, func(v string) bool { return under(p, v) })
+}
 
 // brokerFree are the directories whose packages must not depend on the
 // broker code, directly or not: the pipeline root package (embedded Kafka,
@@ -91,10 +101,12 @@ func Check(pkgs []Package) []string {
 			if (under(p, "query/api") || under(p, "query/schema")) && under(i, "query") && !under(i, "query/api") && !under(i, "query/schema") {
 				bad("%s imports %s: the route table's vocabulary imports no room", p, i)
 			}
+			if under(p, "query/web") && under(i, "query") && !inVocabulary(i) {
+				bad("%s imports %s: the pages' vocabulary imports no room", p, i)
+			}
 			for _, r := range rooms {
-				if under(p, r) && under(i, "query") && !under(i, r) && !under(i, "query/api") && !under(i, "query/schema") &&
-					!under(i, "query/querytest") {
-					bad("%s imports %s: a room of the query tier imports no other room (only query/api and query/schema)", p, i)
+				if under(p, r) && under(i, "query") && !under(i, r) && !inVocabulary(i) && !under(i, "query/querytest") {
+					bad("%s imports %s: a room of the query tier imports no other room (only query/api, query/schema and query/web)", p, i)
 				}
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/gofiber/fiber/v3"
@@ -16,26 +17,35 @@ import (
 	"github.com/marketintel/mi/query/schema"
 )
 
-// Credit packs (spec §4.8): the price paid with x402 and the credit granted,
-// in micro-USD. docs/credits.md describes how a pack credits a key and the
-// paying wallet.
-var creditPacks = []creditPack{
-	{name: "5", priceMicroUSD: 5_000_000, creditMicroUSD: 5_000_000},
-	{name: "20", priceMicroUSD: 20_000_000, creditMicroUSD: 22_000_000},
-	{name: "50", priceMicroUSD: 50_000_000, creditMicroUSD: 60_000_000},
+// Credit packs (spec §4.8): the price paid (with x402, or by card through
+// query/paywall/checkout) and the credit granted, in micro-USD.
+// docs/credits.md describes how a pack credits a key and the paying wallet.
+var creditPacks = []Pack{
+	{Name: "5", PriceMicroUSD: 5_000_000, CreditMicroUSD: 5_000_000},
+	{Name: "20", PriceMicroUSD: 20_000_000, CreditMicroUSD: 22_000_000},
+	{Name: "50", PriceMicroUSD: 50_000_000, CreditMicroUSD: 60_000_000},
 }
 
-type creditPack struct {
-	name           string
-	priceMicroUSD  int64
-	creditMicroUSD int64
+// Pack is a credit pack: its name (the path segment), its price and the
+// credit it grants, in micro-USD.
+type Pack struct {
+	Name           string
+	PriceMicroUSD  int64
+	CreditMicroUSD int64
 }
+
+// Packs returns the credit packs, cheapest first.
+func Packs() []Pack { return slices.Clone(creditPacks) }
+
+// PackNames are the pack names, cheapest first: the accepted values of a
+// pack parameter.
+func PackNames() []string { return creditPackNames() }
 
 // creditPackNames are the accepted values of the pack path parameter.
 func creditPackNames() []string {
 	out := make([]string, len(creditPacks))
 	for i, p := range creditPacks {
-		out[i] = p.name
+		out[i] = p.Name
 	}
 	return out
 }
@@ -118,9 +128,9 @@ func (cr *Credits) Operations() []api.Operation {
 	var ops []api.Operation
 	for _, p := range creditPacks {
 		ops = append(ops, api.Operation{
-			Method: fiber.MethodPost, Path: creditsBuyPrefix + p.name, ID: "buyCredits" + p.name,
-			Price: p.priceMicroUSD, X402Only: true, Assets: []string{"USDC", "EURC"},
-			Summary: "Buy the " + p.name + " USD credit pack (credit " + api.PriceUSD(p.creditMicroUSD) +
+			Method: fiber.MethodPost, Path: creditsBuyPrefix + p.Name, ID: "buyCredits" + p.Name,
+			Price: p.PriceMicroUSD, X402Only: true, Assets: []string{"USDC", "EURC"},
+			Summary: "Buy the " + p.Name + " USD credit pack (credit " + api.PriceUSD(p.CreditMicroUSD) +
 				" USD): a new API key, shown once, or with X-API-Key a top-up of that key.",
 			Params: []api.Param{topUpKeyParam},
 			Responses: []api.Response{
@@ -197,8 +207,8 @@ type purchaseBody struct {
 // has verified the x402 payment before; the handler records the purchase
 // (ledger.SQL.Buy): a new key holding the credit, or the top-up of the key
 // in X-API-Key, and the paying wallet linked to the same balance.
-func (cr *Credits) buyHandler(p creditPack) fiber.Handler {
-	route := creditsBuyRouteKey + p.name
+func (cr *Credits) buyHandler(p Pack) fiber.Handler {
+	route := creditsBuyRouteKey + p.Name
 	return func(c fiber.Ctx) error {
 		if cr.ledger == nil {
 			return sendCreditsError(c, fiber.StatusServiceUnavailable, codeUnavailable, "credits are not available on this server")
@@ -226,9 +236,9 @@ func (cr *Credits) buyHandler(p creditPack) fiber.Handler {
 		res, err := cr.ledger.Buy(c.Context(), ledger.Purchase{
 			APIKey:         key,
 			Wallet:         wallet,
-			CreditMicroUSD: p.creditMicroUSD,
+			CreditMicroUSD: p.CreditMicroUSD,
 			Route:          route,
-			Reason:         "pack " + p.name + " paid in " + pay.AssetSymbol + " on " + pay.Network,
+			Reason:         "pack " + p.Name + " paid in " + pay.AssetSymbol + " on " + pay.Network,
 			RequestID:      requestID,
 			At:             cr.now(),
 		})
@@ -245,10 +255,10 @@ func (cr *Credits) buyHandler(p creditPack) fiber.Handler {
 		})
 		body := purchaseBody{
 			ToppedUp:        res.APIKey == "",
-			Pack:            p.name,
-			PriceUSD:        api.PriceUSD(p.priceMicroUSD),
-			CreditUSD:       api.PriceUSD(p.creditMicroUSD),
-			CreditMicroUSD:  p.creditMicroUSD,
+			Pack:            p.Name,
+			PriceUSD:        api.PriceUSD(p.PriceMicroUSD),
+			CreditUSD:       api.PriceUSD(p.CreditMicroUSD),
+			CreditMicroUSD:  p.CreditMicroUSD,
 			BalanceUSD:      api.PriceUSD(res.BalanceMicroUSD),
 			BalanceMicroUSD: res.BalanceMicroUSD,
 			Network:         pay.Network,
