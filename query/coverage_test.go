@@ -64,8 +64,9 @@ func TestCoverageRoute(t *testing.T) {
 		}
 	}
 	if !tools["get_symbol_intelligence"].Available ||
-		tools["get_symbol_intelligence"].PriceMicroUSD != priceIntelligenceSymbol || tools["pre_trade_check"].Available ||
-		tools["pre_trade_check"].NotAvailableBy == "" || !tools["get_data_coverage"].Available || tools["get_data_coverage"].PriceMicroUSD != 0 ||
+		tools["get_symbol_intelligence"].PriceMicroUSD != priceIntelligenceSymbol || tools["find_opportunities"].Available ||
+		tools["find_opportunities"].NotAvailableBy == "" || !tools["pre_trade_check"].Available ||
+		tools["pre_trade_check"].PriceMicroUSD != 5_000 || !tools["get_tokenized_equities"].Available || !tools["get_data_coverage"].Available || tools["get_data_coverage"].PriceMicroUSD != 0 ||
 		!tools["get_market_news"].Available || tools["get_market_news"].PriceMicroUSD != 3_000 ||
 		!tools["get_fundamental_intelligence"].Available || tools["get_fundamental_intelligence"].PriceMicroUSD != 5_000 ||
 		!tools["get_insider_activity"].Available || tools["get_insider_activity"].PriceMicroUSD != 10_000 {

@@ -84,6 +84,7 @@ func TestMarketRoutesOddParams(t *testing.T) {
 			// Required parameters a request may lack.
 			required := map[string][]string{
 				"/api/v1/intelligence/compare":                {"symbols"},
+				"/api/v1/intelligence/pre-trade":              {"symbol"},
 				"/api/v1/intelligence/query":                  {"symbols", "from", "to"},
 				"/api/v1/intelligence/backtest":               {"start", "end"},
 				"/api/v1/news/symbol":                         {"symbol"},

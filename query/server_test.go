@@ -208,6 +208,8 @@ func TestRoutes(t *testing.T) {
 		"GET /api/v1/intelligence/snapshot/:symbol 1000",
 		"GET /api/v1/intelligence/:symbol 5000",
 		"GET /api/v1/preview 0",
+		"GET /api/v1/intelligence/equities 5000",
+		"GET /api/v1/intelligence/pre-trade 5000",
 		"GET /status 0",
 		"GET /healthz 0",
 	}

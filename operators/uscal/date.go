@@ -1,12 +1,10 @@
 // Package uscal holds US market calendars as pure functions of the date:
-// today the US government securities (bond) market's business days, after
-// the full closes SIFMA recommends (Bond). It does no I/O and reads no
-// clock; times are passed in.
-//
-// The package is the home of every US market calendar of the project: the
-// NYSE session calendar (regular, pre-market, after-hours and overnight
-// sessions, early closes) belongs beside Bond as a second Calendar with its
-// own rules file.
+// the US government securities (bond) market's business days, after the
+// full closes SIFMA recommends (Bond), and the New York Stock Exchange's
+// trading days and early closes (NYSE, NYSEEarlyClose) with the session
+// label of any moment (SessionAt: WEEKEND, OVERNIGHT, PRE_MARKET, REGULAR,
+// AFTER_HOURS). It does no I/O and reads no clock; times are passed in,
+// and America/New_York comes from the tzdata embedded in the binary.
 package uscal
 
 import (

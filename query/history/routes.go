@@ -37,6 +37,7 @@ func (rt *Routes) Operations() []api.Operation {
 	ops = append(ops, rt.historyQueryOperation())
 	ops = append(ops, rt.backtestOperations()...)
 	ops = append(ops, rt.trackRecordOperations()...)
+	ops = append(ops, rt.premiumOperations()...)
 	return append(ops, rt.smartMoneyOperation())
 }
 

@@ -29,6 +29,12 @@ type Config struct {
 	// Now is the clock for freshness and generation times; nil means
 	// time.Now.
 	Now func() time.Time
+	// Candles gives the pre-trade check its candles; nil reads the live
+	// candle view (the symbols it keeps, two hours).
+	Candles CandleSource
+	// News gives the pre-trade check the symbol's news of 24 hours; nil
+	// makes that check UNKNOWN.
+	News NewsSource
 }
 
 // Routes are the live routes over one set of views, with the cached market
@@ -37,6 +43,8 @@ type Routes struct {
 	views     *views.Views
 	liquidity *views.Liquidity
 	now       func() time.Time
+	candles   CandleSource
+	news      NewsSource
 	markets   marketCache
 	ops       []api.Operation // the operations, for the preview's links
 }
@@ -49,7 +57,10 @@ func New(c Config) *Routes {
 	if c.Now == nil {
 		c.Now = time.Now
 	}
-	rt := &Routes{views: c.Views, liquidity: c.Liquidity, now: c.Now}
+	rt := &Routes{views: c.Views, liquidity: c.Liquidity, now: c.Now, candles: c.Candles, news: c.News}
+	if rt.candles == nil {
+		rt.candles = liveCandles{rt}
+	}
 	rt.ops = rt.Operations()
 	return rt
 }
@@ -207,6 +218,8 @@ func (rt *Routes) Operations() []api.Operation {
 			Handler: rt.handleIntelligenceSymbol,
 		},
 		rt.previewOperation(),
+		rt.equitiesOperation(),
+		rt.preTradeOperation(),
 	}
 }
 

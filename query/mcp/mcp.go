@@ -93,15 +93,6 @@ type mcpTool struct {
 // declares the route with its Tool deletes its entry here
 // (TestMCPToolsDeclaredOnce fails while both exist).
 var pendingTools = []mcpTool{
-	{name: "pre_trade_check", route: "GET /api/v1/intelligence/pre-trade",
-		desc: "Before placing an order: verdict FAVORABLE, CAUTION or UNFAVORABLE with a 0-100 score, the checks behind it (flow, momentum, volatility, events, regime, news) and on-chain slippage.",
-		args: []mcpArg{{name: "symbol", schema: schema.String, required: true, desc: "Symbol to trade."},
-			{name: "side", schema: schema.Enum("buy", "sell"), desc: "Order side. Default buy."},
-			{name: "window", schema: schema.Enum("1m", "5m", "15m", "1h", "4h", "24h"), desc: "Lookback. Default 5m."}}},
-	{name: "get_tokenized_equities", route: "GET /api/v1/intelligence/equities",
-		desc: "24/7 on-chain flow of tokenized US equities and ETFs with the current US market session, breadth and per-asset signals.",
-		args: []mcpArg{{name: "window", schema: schema.Enum("1m", "5m", "15m"), desc: "Analysis window: trailing 1, 5 or 15 minutes. Default 5m."},
-			{name: "limit", schema: schema.Integer, desc: "How many symbols to return, most relevant first. Default 20."}}},
 	{name: "find_opportunities", route: "GET /api/v1/intelligence/opportunities",
 		desc: "Ranked symbols for an objective (unusual_buying, unusual_selling, breakout, breakdown, crowded_positioning, smart_money_accumulation, smart_money_distribution) with evidence for and against and risk factors.",
 		args: []mcpArg{{name: "objective", required: true, schema: schema.Enum("unusual_buying", "unusual_selling", "breakout",
