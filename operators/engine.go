@@ -116,6 +116,7 @@ type Engine struct {
 	ids       idArena
 
 	pendingChange bool // changeOut is due after the current document
+	ended         bool // End was called
 }
 
 // symbol is the state of one symbol (one state key).
@@ -177,6 +178,9 @@ func NewEngine(cfg Config, emit Emit) *Engine {
 // documents due before it, its insertion into candles and windows, and the
 // candles its watermark closes. Push never retains t.
 func (e *Engine) Push(t *schemas.Trade) {
+	if e.ended {
+		panic("BUG: Engine.Push after End")
+	}
 	if err := schemas.Validate(t); err != nil {
 		e.emit.Reject(t, err.Error())
 		return
@@ -234,6 +238,32 @@ func (e *Engine) Push(t *schemas.Trade) {
 	e.insert(sym, t, hash)
 	if w := e.watermark(k); w >= e.nextClose[k] {
 		e.closeCandles(schemas.VenueKind(k), w)
+	}
+}
+
+// End is the end of input: the partition's input was read to its end (a
+// finite replay or backfill) and no trade follows. It emits the documents
+// as of the minute boundary after the newest accepted trade — a minute
+// close, so the last minute has its signal rows — and then closes every
+// open candle of every venue kind, oldest first, so the last trades have
+// their candle. Without it those wait for a watermark that never comes.
+// Push must not be called after End; End is idempotent.
+func (e *Engine) End() {
+	if e.ended {
+		return
+	}
+	e.ended = true
+	if e.hasClock {
+		sec := (floorDiv(e.clockNs, candleNs) + 1) * (candleNs / nsPerSecond)
+		if !e.hasDocSec || sec > e.docSec {
+			e.emitDocuments(sec)
+			e.hasDocSec, e.docSec = true, sec
+		}
+	}
+	for k := range e.nextClose {
+		if e.nextClose[k] != maxNs {
+			e.closeCandles(schemas.VenueKind(k), maxNs)
+		}
 	}
 }
 
