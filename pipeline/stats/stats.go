@@ -247,7 +247,8 @@ func (r *Reasons) Top(n int) string {
 	var b strings.Builder
 	for i, c := range classes {
 		if i == n {
-			fmt.Fprintf(&b, "; %d more reasons", len(classes)-n)
+			more := len(classes) - n
+			fmt.Fprintf(&b, "; %d more reason%s", more, map[bool]string{true: "s"}[more > 1])
 			break
 		}
 		if i > 0 {
