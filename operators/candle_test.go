@@ -212,10 +212,9 @@ func TestEndClosesLastMinute(t *testing.T) {
 	if len(closes) == 0 || closes[len(closes)-1] != "B/15m/2m0s" {
 		t.Fatalf("minute closes %q, want the last one at 2m0s", closes)
 	}
-	defer func() {
-		if recover() == nil {
-			t.Fatal("Push after End did not panic")
-		}
-	}()
+	n := len(r.candles)
 	e.Push(tr("A", "x", cex, buy, 80*s, 1, 1))
+	if len(r.rejects) != 1 || r.rejects[0] != ReasonLate || len(r.candles) != n {
+		t.Fatalf("a trade for a minute End closed: rejects %q, %d new candles; want late and none", r.rejects, len(r.candles)-n)
+	}
 }

@@ -116,7 +116,6 @@ type Engine struct {
 	ids       idArena
 
 	pendingChange bool // changeOut is due after the current document
-	ended         bool // End was called
 }
 
 // symbol is the state of one symbol (one state key).
@@ -178,9 +177,6 @@ func NewEngine(cfg Config, emit Emit) *Engine {
 // documents due before it, its insertion into candles and windows, and the
 // candles its watermark closes. Push never retains t.
 func (e *Engine) Push(t *schemas.Trade) {
-	if e.ended {
-		panic("BUG: Engine.Push after End")
-	}
 	if err := schemas.Validate(t); err != nil {
 		e.emit.Reject(t, err.Error())
 		return
@@ -245,24 +241,31 @@ func (e *Engine) Push(t *schemas.Trade) {
 // finite replay or backfill) and no trade follows. It emits the documents
 // as of the minute boundary after the newest accepted trade — a minute
 // close, so the last minute has its signal rows — and then closes every
-// open candle of every venue kind, oldest first, so the last trades have
-// their candle. Without it those wait for a watermark that never comes.
-// Push must not be called after End; End is idempotent.
+// open candle, oldest first, so the last trades have their candle; without
+// it those wait for a watermark that never comes. It does so by moving
+// each venue kind's watermark to the end of its newest minute: a trade
+// that still comes for a closed minute is rejected as late, as after any
+// close. Calling End again does nothing.
 func (e *Engine) End() {
-	if e.ended {
-		return
-	}
-	e.ended = true
 	if e.hasClock {
 		sec := (floorDiv(e.clockNs, candleNs) + 1) * (candleNs / nsPerSecond)
 		if !e.hasDocSec || sec > e.docSec {
 			e.emitDocuments(sec)
 			e.hasDocSec, e.docSec = true, sec
+			e.partDirty = true
 		}
 	}
-	for k := range e.nextClose {
-		if e.nextClose[k] != maxNs {
-			e.closeCandles(schemas.VenueKind(k), maxNs)
+	for k := range e.hasMax {
+		if !e.hasMax[k] {
+			continue
+		}
+		end := (floorDiv(e.maxEvent[k], candleNs) + 1) * candleNs
+		if w := end + e.lateness[k]; w > e.maxEvent[k] {
+			e.maxEvent[k] = w
+			e.partDirty = true
+		}
+		if w := e.watermark(k); w >= e.nextClose[k] {
+			e.closeCandles(schemas.VenueKind(k), w)
 		}
 	}
 }
