@@ -52,12 +52,15 @@ func TestCoverageRoute(t *testing.T) {
 	}
 	for _, name := range mcp.SpecTools {
 		if _, ok := tools[name]; !ok {
-			t.Fatalf("spec tool %s missing from %+v", name, got.Tools)
+			t.Fatalf("tool %s of spec §4.8 is not in /coverage: %+v", name, got.Tools)
 		}
 	}
-	if len(got.Tools) < len(mcp.SpecTools) || !tools["get_symbol_intelligence"].Available ||
-		tools["get_symbol_intelligence"].PriceMicroUSD != priceIntelligenceSymbol || tools["get_market_news"].Available ||
-		tools["get_market_news"].NotAvailableBy == "" || !tools["get_data_coverage"].Available || tools["get_data_coverage"].PriceMicroUSD != 0 {
+	if !tools["get_symbol_intelligence"].Available ||
+		tools["get_symbol_intelligence"].PriceMicroUSD != priceIntelligenceSymbol || tools["pre_trade_check"].Available ||
+		tools["pre_trade_check"].NotAvailableBy == "" || !tools["get_data_coverage"].Available || tools["get_data_coverage"].PriceMicroUSD != 0 ||
+		!tools["get_market_news"].Available || tools["get_market_news"].PriceMicroUSD != 3_000 ||
+		!tools["get_fundamental_intelligence"].Available || tools["get_fundamental_intelligence"].PriceMicroUSD != 5_000 ||
+		!tools["get_insider_activity"].Available || tools["get_insider_activity"].PriceMicroUSD != 10_000 {
 		t.Fatalf("tools %+v", got.Tools)
 	}
 	var eth, tsla bool

@@ -142,7 +142,7 @@ func TestMCPToolsAndPrices(t *testing.T) {
 	// The SDK client closes its session on a transport error: connect again.
 	free = connectMCP(t, url, "")
 	// A tool whose data source is missing: a tool error, never a 402.
-	res, err := free.CallTool(ctx, &mcp.CallToolParams{Name: "get_market_news", Arguments: map[string]any{"query": "bitcoin"}})
+	res, err := free.CallTool(ctx, &mcp.CallToolParams{Name: "pre_trade_check", Arguments: map[string]any{"symbol": "BTCUSD"}})
 	if err != nil || !res.IsError || !strings.Contains(text(res), "not available yet") {
 		t.Fatalf("unavailable tool: %v %+v", err, res)
 	}

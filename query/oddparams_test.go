@@ -83,6 +83,7 @@ func TestMarketRoutesOddParams(t *testing.T) {
 				"/api/v1/intelligence/compare":  {"symbols"},
 				"/api/v1/intelligence/query":    {"symbols", "from", "to"},
 				"/api/v1/intelligence/backtest": {"start", "end"},
+				"/api/v1/news/symbol":           {"symbol"},
 			}
 			sent := ctx.QueryArgs().Has(e.Parameter) ||
 				e.Parameter == "symbol" && strings.Contains(tmpl, "{sym}") ||

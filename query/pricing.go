@@ -11,6 +11,8 @@ import (
 	"github.com/marketintel/mi/query/paywall"
 	"github.com/marketintel/mi/query/paywall/x402"
 	"github.com/marketintel/mi/query/schema"
+	"github.com/marketintel/mi/query/sec"
+	"github.com/marketintel/mi/sinks/newsview"
 )
 
 // The free routes the route table's prices drive: GET /pricing,
@@ -137,6 +139,10 @@ var billingPolicy = map[string]string{
 	"rateLimits": "Unpaid requests that only fetch a 402 quote are rate-limited per client IP.",
 }
 
+// notices are what /transparency states about the answers themselves: how
+// far their measures go.
+var notices = []string{newsview.Disclaimer, sec.Notice}
+
 func (s *Server) handlePricing(c fiber.Ctx) error {
 	return api.SendValue(c, fiber.StatusOK, map[string]any{
 		"currency":       "USD",
@@ -163,6 +169,7 @@ func (s *Server) handleTransparency(c fiber.Ctx) error {
 		"prices":        s.priceList(),
 		"networks":      s.networks(),
 		"billingPolicy": billingPolicy,
+		"notices":       notices,
 		"version":       s.d.Version,
 	})
 }

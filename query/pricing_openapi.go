@@ -30,6 +30,7 @@ var (
 		{"prices", schema.Array(priceEntrySchema)},
 		{"networks", schema.Array(paymentNetworkSchema)},
 		{"billingPolicy", schema.Obj{{"type", "object"}, {"additionalProperties", schema.String}}},
+		{"notices", schema.Described(schema.Array(schema.String), "What the answers are and are not: news sentiment is a lightweight keyword measure, not investment advice; SEC figures are as filed and their signals are rules, not advice.")},
 		{"version", schema.String},
 	})}
 	x402ResourcesSchema = schema.Named{Name: "X402Resources", Schema: schema.Object("Body of GET /.well-known/x402-resources.", schema.Obj{

@@ -101,6 +101,12 @@ func TestPricingRoutesMatchOpenAPI(t *testing.T) {
 	if tr["operator"].(map[string]any)["name"] != "Example Markets" || len(tr["prices"].([]any)) != len(routes) {
 		t.Fatalf("transparency %v", tr)
 	}
+	// The statement that news sentiment is a lightweight keyword measure,
+	// not investment advice (issue 22).
+	if ns, _ := tr["notices"].([]any); len(ns) != 2 || !strings.Contains(ns[0].(string), "lightweight keyword measure") ||
+		!strings.Contains(ns[0].(string), "not investment advice") {
+		t.Fatalf("transparency notices %v", tr["notices"])
+	}
 	res := check("/.well-known/x402-resources", 200)
 	check("/x402-resources", 200)
 	items := res["resources"].([]any)

@@ -1,7 +1,8 @@
 // Package query is the HTTP query tier: it assembles the rooms of the API
 // (market: the live routes; history: the Parquet history; subscriptions:
-// the alerts; paywall: the payments and credit packs; mcp: the tool
-// server; openapi: the interface description) into one route table, mounts
+// the alerts; paywall: the payments and credit packs; news: headlines and
+// filings; sec: fundamentals and insiders; mcp: the tool server; openapi:
+// the interface description) into one route table, mounts
 // it on a Fiber app with the paywall around the priced operations, and
 // serves the routes derived from the table and the operational ones:
 // /pricing, /transparency, the x402 resource manifest, security.txt,
@@ -28,11 +29,14 @@ import (
 	"github.com/marketintel/mi/query/history"
 	"github.com/marketintel/mi/query/market"
 	"github.com/marketintel/mi/query/mcp"
+	"github.com/marketintel/mi/query/news"
 	"github.com/marketintel/mi/query/openapi"
 	"github.com/marketintel/mi/query/paywall"
 	"github.com/marketintel/mi/query/paywall/ledger"
+	"github.com/marketintel/mi/query/sec"
 	"github.com/marketintel/mi/query/subscriptions"
 	"github.com/marketintel/mi/sinks/alerts"
+	"github.com/marketintel/mi/sinks/newsview"
 	"github.com/marketintel/mi/sinks/views"
 )
 
@@ -71,6 +75,15 @@ type Deps struct {
 	// backtest, track record; docs/history.md). Nil answers those routes
 	// 404 no_data.
 	History *history.Store
+
+	// SEC builds the fundamentals and insiders answers from EDGAR
+	// (query/sec; docs/fundamentals.md, docs/insiders.md). Nil answers
+	// those routes 404 no_data.
+	SEC *sec.Service
+
+	// News is the news view the news routes read (sinks/newsview,
+	// docs/news.md). Nil answers them 404 no_data.
+	News *newsview.View
 
 	// Token reads token flows and risk reports from the chains
 	// (pipeline/sources/token, docs/token.md). Nil answers those routes 503.
@@ -145,6 +158,8 @@ func (s *Server) table() []api.Operation {
 	ops = append(ops, history.NewRoutes(s.d.History, s.d.Now).Operations()...)
 	ops = append(ops, subscriptions.New(s.d.Alerts).Operations()...)
 	ops = append(ops, paywall.NewCredits(s.d.Ledger, s.d.Now, s.d.Logger).Operations()...)
+	ops = append(ops, news.New(s.d.News).Operations()...)
+	ops = append(ops, sec.NewRoutes(s.d.SEC).Operations()...)
 	ops = append(ops, tokenroutes.New(s.d.Token).Operations()...)
 	s.mcp = mcp.New(mcp.Config{Ops: slices.Clone(ops), Paywall: s.d.Paywall, Quote: paywall.Responses()[0],
 		Now: s.d.Now, Version: s.d.Version, Logger: s.d.Logger})

@@ -177,8 +177,13 @@ func cmdRun(ctx context.Context, args []string) (err error) {
 	roles := fs.String("roles", "", "comma-separated roles to run: ingest, process, views, parquet, news (default all); the API always runs")
 	newsRetention := fs.Duration("news-retention", newsview.DefaultRetention, "how far back from the newest item the news view keeps items (the day files keep everything); the offline demo, whose captures span years, sets it longer")
 	newsMaxAge := fs.Duration("news-alert-max-age", 24*time.Hour, "news and sec_filing alerts only for items read at most this long after publication (docs/news.md); negative: no limit (replays of old captures)")
+	insidersAsOf := fs.String("sec-insiders-as-of", "", "compute the insiders answers as of this day (YYYY-MM-DD) or time (RFC 3339) instead of the current time; a demo setting (the offline demo's Form 4 captures are from 2022), shown in every answer's asOf and methodology")
 	logFormat := fs.String("log-format", "text", "log format: text or json")
 	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	asOf, err := parseAsOf(*insidersAsOf) // sec.go
+	if err != nil {
 		return err
 	}
 	log, err := newLogger(*logFormat)
@@ -268,7 +273,6 @@ func cmdRun(ctx context.Context, args []string) (err error) {
 		return err
 	}
 	defer closeChains()
-	srv := query.New(query.Deps{Views: v, Stats: stats, Version: version, Logger: log, Paywall: paywall, Ledger: store, Liquidity: lv, Alerts: alertsD, History: hs, Token: tokens})
 	var live []sources.Source
 	if rl == nil || slices.Contains(rl, "ingest") {
 		if live, err = liveSources(srcs, *sourcesConfig, stats, log); err != nil {
@@ -283,6 +287,16 @@ func cmdRun(ctx context.Context, args []string) (err error) {
 	if newsStage != nil {
 		operators.SetLive(operators.AlertNews, operators.AlertSECFiling)
 	}
+	scfg, err := sources.LoadConfig(*sourcesConfig)
+	if err != nil {
+		return err
+	}
+	secSvc, err := secWiring(scfg, *dataDir, asOf, log) // sec.go
+	if err != nil {
+		return err
+	}
+	srv := query.New(query.Deps{Views: v, Stats: stats, Version: version, Logger: log, Paywall: paywall, Ledger: store, Liquidity: lv,
+		Alerts: alertsD, History: hs, Token: tokens, SEC: secSvc, News: nv})
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

@@ -61,7 +61,7 @@ var leaves = []string{"internal/jsonw"}
 
 // rooms are the packages of the query tier that each serve one part of the
 // API; they import query/api and query/schema, never each other.
-var rooms = []string{"query/market", "query/history", "query/subscriptions", "query/paywall", "query/mcp", "query/openapi", "query/token"}
+var rooms = []string{"query/market", "query/history", "query/subscriptions", "query/paywall", "query/news", "query/sec", "query/mcp", "query/openapi", "query/token"}
 
 // brokerFree are the directories whose packages must not depend on the
 // broker code, directly or not: the pipeline root package (embedded Kafka,

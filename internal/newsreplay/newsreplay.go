@@ -7,12 +7,16 @@
 package newsreplay
 
 import (
+	"fmt"
+	"os"
 	"path/filepath"
 
 	"github.com/marketintel/mi/internal/pubreplay"
+	"github.com/marketintel/mi/operators/newsclass"
 	"github.com/marketintel/mi/pipeline/sources"
 	"github.com/marketintel/mi/pipeline/sources/edgar"
 	"github.com/marketintel/mi/pipeline/sources/newsfeed"
+	"github.com/marketintel/mi/schemas"
 )
 
 // Capture is one fixture feed served at its publisher's path.
@@ -75,4 +79,60 @@ func Config(base string) newsfeed.Config {
 // refuses clients without one) and no rate limit on the local server.
 func HTTP() sources.HTTPConfig {
 	return sources.HTTPConfig{Contact: "demo@localhost.invalid", DefaultLimit: &sources.Limit{Rate: 100, Burst: 100}}
+}
+
+// Items parses the captured feeds (Captures) and the seed filing's
+// SEC-HEADER (ADBESeed, classified against SEC's captured ticker file) from
+// fixturesDir into news items read at fetched (Unix ns), as the news
+// source makes them, for tests and benchmarks of what reads the news view
+// without a source in between.
+func Items(fixturesDir string, fetched int64) ([]*schemas.NewsItem, error) {
+	var out []*schemas.NewsItem
+	for _, c := range Captures {
+		b, err := os.ReadFile(filepath.Join(fixturesDir, "news", c.File))
+		if err != nil {
+			return nil, err
+		}
+		res, err := newsfeed.Parse(b, c.Feed, fetched)
+		if err != nil {
+			return nil, fmt.Errorf("cannot parse %s: %w", c.File, err)
+		}
+		out = append(out, res.Items...)
+	}
+	tk, err := tickers(fixturesDir)
+	if err != nil {
+		return nil, err
+	}
+	b, err := os.ReadFile(filepath.Join(fixturesDir, "sec", "8k_0000796343-23-000044_ADBE_item2.02.txt"))
+	if err != nil {
+		return nil, err
+	}
+	h, err := edgar.ParseHeader(b)
+	if err != nil {
+		return nil, err
+	}
+	n, reason, _ := newsfeed.FilingItem(newsfeed.FilingOfHeader(h), tk, edgar.DefaultEndpoints, fetched)
+	if n == nil {
+		return nil, fmt.Errorf("the seed filing %s is not news: %s", ADBESeed, reason)
+	}
+	return append(out, n), nil
+}
+
+// Dictionary is the classifier's dictionary of the demo and the tests: the
+// symbol registry's coins and the US issuers of SEC's captured ticker file.
+func Dictionary(fixturesDir string) (*newsclass.Dictionary, error) {
+	tk, err := tickers(fixturesDir)
+	if err != nil {
+		return nil, err
+	}
+	return newsclass.NewDictionary(newsfeed.Coins(), newsfeed.Issuers(tk)), nil
+}
+
+// tickers reads SEC's captured ticker file.
+func tickers(fixturesDir string) (*edgar.Tickers, error) {
+	b, err := os.ReadFile(filepath.Join(fixturesDir, "sec", "company_tickers.json"))
+	if err != nil {
+		return nil, err
+	}
+	return edgar.ParseTickers(b)
 }

@@ -46,11 +46,19 @@ type Observer interface {
 // sources share (see docs/sources.md): "http" for the polite HTTP client of
 // the pollers (pipeline/sources/poll) and "chains" for the EVM JSON-RPC
 // readers (pipeline/sources/chain). Both are optional; missing fields take
-// the defaults of DefaultConfig.
+// the defaults of DefaultConfig. A third optional section, "edgar",
+// configures the process's SEC EDGAR client for on-demand reads.
 type Config struct {
 	Sources []SourceConfig `json:"sources"`
 	HTTP    HTTPConfig     `json:"http"`
 	Chains  []ChainConfig  `json:"chains,omitempty"`
+	// EDGAR is the SEC EDGAR client of the fundamentals and insiders
+	// routes: the JSON of edgar.Config ({"www": ..., "data": ..., "ttl":
+	// {...}}, docs/edgar.md), decoded (unknown fields refused) by the
+	// command that builds the client, since package edgar builds on this
+	// one. Missing: www.sec.gov and data.sec.gov with the documented
+	// defaults; a local server stands in for EDGAR by setting www and data.
+	EDGAR json.RawMessage `json:"edgar,omitempty"`
 }
 
 // HTTPConfig configures the HTTP client every poller of the process shares:

@@ -1,9 +1,3 @@
-//go:build routetable
-
-// This room is written against the route table of branch arch-api (query/api,
-// query/schema) and builds only with -tags=routetable until that lands on
-// main; then the tag goes and query/server.go adds its Operations.
-
 // Package news serves the news routes (spec §4.3: GET /api/v1/news and
 // GET /api/v1/news/symbol, 0.003 USD each) from the news view
 // (sinks/newsview, docs/news.md). Sentiment is a lightweight keyword
@@ -14,6 +8,7 @@ package news
 import (
 	"errors"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/gofiber/fiber/v3"
 
@@ -44,7 +39,7 @@ var (
 	queryParam = api.Text{Name: "query", Desc: "A keyword, company name or ticker (at most 200 characters): a ticker or pair selects the items tagged with the symbol; otherwise every word must appear in the item.",
 		Schema: schema.Obj{{"type", "string"}, {"maxLength", newsview.MaxQueryLen}},
 		Check: func(raw string) *api.ParamError {
-			if len(raw) > newsview.MaxQueryLen {
+			if utf8.RuneCountInString(raw) > newsview.MaxQueryLen {
 				return &api.ParamError{Param: "query", Message: "query must be at most 200 characters", Range: "1 to 200 characters"}
 			}
 			return nil

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gofiber/fiber/v3"
 	"github.com/pb33f/libopenapi"
@@ -40,11 +41,13 @@ func NewOpenAPI(t testing.TB, doc []byte, app *fiber.App, ignore ...string) *Ope
 }
 
 // Send sends one request through the app and returns it with its response,
-// whose body can be read again.
+// whose body can be read again. It waits up to a minute: an answer built
+// on demand (a 5 MB companyfacts file parsed) takes longer than Fiber's
+// default second on a loaded machine.
 func (f *OpenAPI) Send(t testing.TB, method, target string) (*http.Request, *http.Response, []byte) {
 	t.Helper()
 	req := httptest.NewRequest(method, target, nil)
-	resp, err := f.App.Test(httptest.NewRequest(method, target, nil))
+	resp, err := f.App.Test(httptest.NewRequest(method, target, nil), fiber.TestConfig{Timeout: time.Minute, FailOnTimeout: true})
 	if err != nil {
 		t.Fatalf("cannot send %s %s: %s", method, target, err)
 	}

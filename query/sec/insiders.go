@@ -19,9 +19,13 @@ const maxNotices = 20
 // and validated days (see Symbol, Days). Errors are *Error.
 func (s *Service) Insiders(ctx context.Context, sym string, days int) (*insiders.Analysis, error) {
 	now := s.cfg.Now()
+	asOf := now
+	if !s.cfg.InsidersAsOf.IsZero() {
+		asOf = s.cfg.InsidersAsOf
+	}
 	key := sym + "|" + strconv.Itoa(days)
 	a, err := s.ins.do(ctx, key, now, s.cfg.TTL, func(ctx context.Context) (*insiders.Analysis, error) {
-		return s.computeInsiders(ctx, sym, days, now)
+		return s.computeInsiders(ctx, sym, days, asOf)
 	})
 	if err != nil {
 		var e *Error
@@ -102,6 +106,10 @@ func (s *Service) computeInsiders(ctx context.Context, sym string, days int, now
 		a.Methodology = append(a.Methodology, fmt.Sprintf("EDGAR could not be reached: the filings list is the copy read at %s.", src.FetchedAt.UTC().Format(time.RFC3339)))
 	}
 	a.Methodology = append(a.Methodology, fmt.Sprintf("Filings listed from EDGAR at %s.", src.FetchedAt.UTC().Format(time.RFC3339)))
+	if !s.cfg.InsidersAsOf.IsZero() {
+		a.Methodology = append(a.Methodology, fmt.Sprintf("Computed as of %s, a fixed date set by the operator of this server (--sec-insiders-as-of), not the current time: the window ends on that date.",
+			now.UTC().Format(time.RFC3339)))
+	}
 	if s.cfg.Snapshots != nil {
 		if err := s.cfg.Snapshots.Insiders(a); err != nil {
 			s.cfg.Logger.Warn("cannot write the insiders snapshot", "symbol", sym, "err", err)

@@ -20,6 +20,9 @@ import (
 	"github.com/marketintel/mi/pipeline/sources/edgar"
 )
 
+// Notice is what /transparency states about the SEC answers.
+const Notice = "Fundamentals and insider transactions are the figures of SEC EDGAR filings as filed, each with its concept or form and accession number; fundamentalSignal and the insider signal are deterministic rules (docs/fundamentals.md, docs/insiders.md), not investment advice."
+
 // Error is a failure with the HTTP status the route answers, a stable code
 // and a message for the caller. Nothing answered with an Error is charged.
 type Error struct {
@@ -49,10 +52,15 @@ const (
 // Config configures a Service.
 type Config struct {
 	Client *edgar.Client
-	// Now is the answers' clock; default time.Now. The offline demo sets
-	// it to the date of the captures it serves, and every answer carries
-	// its asOf.
+	// Now is the answers' clock (asOf) and the cache's; default time.Now.
 	Now func() time.Time
+	// InsidersAsOf, when set, is the date the insiders answers are
+	// computed as of instead of Now: the window of days ends on it. It is
+	// a demo setting (mi run --sec-insiders-as-of): the captures the
+	// offline demo serves hold Form 4 filings of 2022 only. Every answer
+	// shows it in asOf and says in its methodology that the date is fixed;
+	// cached answers still expire by Now.
+	InsidersAsOf time.Time
 	// TTL is how long a computed answer is served again; default 10
 	// minutes (the submissions TTL: a new filing shows up within it).
 	TTL time.Duration

@@ -19,6 +19,7 @@ import (
 	"sync"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/marketintel/mi/operators/newsclass"
 	"github.com/marketintel/mi/schemas"
@@ -471,10 +472,16 @@ func (v *View) Recent(symbol string, since, until time.Time, minMateriality int)
 	return docs
 }
 
-// queryWords splits a query into lower-case words as wordsOf does.
+// maxWordLen bounds the words indexed (in bytes); a longer query word
+// matches nothing.
+const maxWordLen = 40
+
+// queryWords splits a query into lower-case words as wordsOf does; a word
+// longer than maxWordLen is kept (no item has it, so the query matches
+// nothing rather than everything).
 func queryWords(s string) []string {
 	var out []string
-	for _, w := range splitWords(s) {
+	for _, w := range splitWords(s, len(s)) {
 		if !slices.Contains(out, w) {
 			out = append(out, w)
 		}
@@ -483,15 +490,16 @@ func queryWords(s string) []string {
 }
 
 // splitWords lower-cases s and splits it at everything but letters and
-// digits; "'s" endings are dropped.
-func splitWords(s string) []string {
+// digits; "'s" endings are dropped, and words longer than maxLen bytes
+// (wordsOf: maxWordLen).
+func splitWords(s string, maxLen int) []string {
 	var out []string
 	for _, f := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\'' && r != '’'
 	}) {
 		f = strings.TrimSuffix(strings.TrimSuffix(f, "'s"), "’s")
 		f = strings.Trim(f, "'’")
-		if f != "" && len(f) <= 40 {
+		if f != "" && len(f) <= maxLen {
 			out = append(out, f)
 		}
 	}
@@ -503,19 +511,19 @@ func splitWords(s string) []string {
 // "bitcoin" finds an item tagged BTCUSD from "$BTC"), and the filer's name
 // and form.
 func wordsOf(d *Document, dict *newsclass.Dictionary) []string {
-	ws := splitWords(d.Title)
-	ws = append(ws, splitWords(d.Summary)...)
+	ws := splitWords(d.Title, maxWordLen)
+	ws = append(ws, splitWords(d.Summary, maxWordLen)...)
 	for _, s := range d.Symbols {
 		ws = append(ws, strings.ToLower(s))
 		if c, ok := dict.CoinBySymbol(s); ok {
 			ws = append(ws, strings.ToLower(c.Ticker))
-			ws = append(ws, splitWords(c.Name)...)
+			ws = append(ws, splitWords(c.Name, maxWordLen)...)
 		} else if is, ok := dict.IssuerByTicker(s); ok {
-			ws = append(ws, splitWords(is.Name)...)
+			ws = append(ws, splitWords(is.Name, maxWordLen)...)
 		}
 	}
 	if f := d.Filing; f != nil {
-		ws = append(ws, splitWords(f.Company)...)
+		ws = append(ws, splitWords(f.Company, maxWordLen)...)
 		ws = append(ws, strings.ToLower(f.Form), strings.ToLower(f.FormFamily))
 	}
 	slices.Sort(ws)
@@ -564,14 +572,15 @@ var (
 	ErrUnknownSymbol = errors.New("unknown symbol")
 )
 
-// MaxQueryLen bounds the query text of /api/v1/news.
+// MaxQueryLen bounds the query text of /api/v1/news, in characters
+// (Unicode code points, as JSON Schema's maxLength counts them).
 const MaxQueryLen = 200
 
 // List answers GET /api/v1/news: category (crypto, stocks, filings or
 // empty), query (keyword, company name or ticker; empty for any), limit
 // (0 = 20). A bad parameter is ErrBadQuery naming it; no match ErrNoNews.
 func (v *View) List(category, query string, limit int) ([]Document, error) {
-	if len(query) > MaxQueryLen {
+	if utf8.RuneCountInString(query) > MaxQueryLen {
 		return nil, fmt.Errorf("%w: query is longer than %d characters", ErrBadQuery, MaxQueryLen)
 	}
 	docs, err := v.Find(Query{Category: category, Text: query, Limit: limit})
