@@ -29,7 +29,12 @@ type Resolution struct {
 
 // ScanCatalog reads the catalog of root. A root without candles gives an
 // empty catalog.
-func ScanCatalog(root string) Catalog {
+func ScanCatalog(root string) Catalog { return ScanCatalogOf(root, nil) }
+
+// ScanCatalogOf is ScanCatalog over the venues keep accepts (every venue
+// when keep is nil): its venues, and the days and resolutions that hold
+// candles of at least one of them.
+func ScanCatalogOf(root string, keep func(venue string) bool) Catalog {
 	var cat Catalog
 	dates := map[string]bool{}
 	venues := map[string]bool{}
@@ -45,7 +50,7 @@ func ScanCatalog(root string) Catalog {
 				}
 				ves, _ := os.ReadDir(filepath.Join(base, de.Name()))
 				for _, ve := range ves {
-					if v, ok := strings.CutPrefix(ve.Name(), "venue="); ok && ve.IsDir() && v != "" {
+					if v, ok := strings.CutPrefix(ve.Name(), "venue="); ok && ve.IsDir() && v != "" && (keep == nil || keep(v)) {
 						venues[v] = true
 						days[d] = true
 					}

@@ -12,8 +12,8 @@ import (
 	"github.com/marketintel/mi/schemas"
 )
 
-// Alert event names (spec §6). Every name is accepted by a subscription;
-// LiveAlertEvents lists the ones a detector produces today.
+// Alert event names (spec §6). A subscription may name the ones whose
+// detector runs in the instance (LiveEvents).
 const (
 	AlertDecisionChange       = "decision_change"
 	AlertUnusualFlow          = "unusual_flow"
@@ -29,20 +29,6 @@ const (
 var AlertEventNames = []string{
 	AlertDecisionChange, AlertUnusualFlow, AlertFundingExtreme, AlertNews,
 	AlertStablecoinDepeg, AlertPredictionMarketMove, AlertTokenRiskChange, AlertSECFiling,
-}
-
-// LiveAlertEvents returns the event names that have a detector: the signal
-// detectors', then those the process declared with SetLive. Events of the
-// other names are accepted in subscriptions but are not produced until
-// their data sources exist. The /coverage route reports this list.
-func LiveAlertEvents() []string {
-	out := []string{AlertDecisionChange, AlertUnusualFlow}
-	for _, n := range liveDeclared() {
-		if !slices.Contains(out, n) {
-			out = append(out, n)
-		}
-	}
-	return out
 }
 
 // IsAlertEvent reports whether name is one of AlertEventNames.

@@ -173,9 +173,9 @@ func TestAlertEventNames(t *testing.T) {
 	if len(AlertEventNames) != 8 {
 		t.Fatalf("want 8 event names, got %d", len(AlertEventNames))
 	}
-	for _, e := range LiveAlertEvents() {
+	for _, e := range append(slices.Clone(SignalAlertEvents), NewsAlertEvents...) {
 		if !IsAlertEvent(e) {
-			t.Fatalf("live event %s not in AlertEventNames", e)
+			t.Fatalf("detector event %s not in AlertEventNames", e)
 		}
 	}
 	if IsAlertEvent("bogus") {

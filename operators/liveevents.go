@@ -2,38 +2,90 @@ package operators
 
 import (
 	"slices"
+	"sort"
 	"sync"
 )
 
-// liveExtra holds the events whose detectors run besides the signal
-// detectors, as the process declared them (SetLive).
-var liveExtra struct {
-	sync.Mutex
-	names []string
+// Alert events per detector: what each detector of this package fires. A
+// stage that runs a detector registers its events in the instance's
+// LiveEvents.
+var (
+	// SignalAlertEvents are fired by AlertDetector, which runs in the
+	// process stage over the intelligence documents.
+	SignalAlertEvents = []string{AlertDecisionChange, AlertUnusualFlow}
+	// NewsAlertEvents are fired by NewsAlertDetector in the news stage:
+	// news always, sec_filing when the news source reads EDGAR's filings.
+	NewsAlertEvents = []string{AlertNews, AlertSECFiling}
+)
+
+// LiveEvents is the registry of the alert events whose detector runs in
+// this instance with its sources configured. The stages that run a
+// detector register its events when they are wired (mi run: the process
+// stage the signal events, the news stage news and, with EDGAR filings
+// configured, sec_filing); the alert subscription route accepts only
+// registered events and /coverage marks them live. Every other name of
+// AlertEventNames is a valid event that nothing here would deliver. The
+// zero value is not usable; use NewLiveEvents. It is safe for concurrent
+// use.
+type LiveEvents struct {
+	mu        sync.Mutex
+	detectors map[string][]string // event -> detectors that fire it
 }
 
-// SetLive declares that the detectors of the named events run with their
-// sources configured (mi run calls it for news and sec_filing when a news
-// source is configured), so LiveAlertEvents offers them.
-func SetLive(names ...string) {
-	liveExtra.Lock()
-	defer liveExtra.Unlock()
-	for _, n := range names {
-		if IsAlertEvent(n) && !slices.Contains(liveExtra.names, n) {
-			liveExtra.names = append(liveExtra.names, n)
+// NewLiveEvents returns an empty registry: no event is live.
+func NewLiveEvents() *LiveEvents { return &LiveEvents{detectors: map[string][]string{}} }
+
+// Register declares that detector runs in this instance and fires events.
+// An event name outside AlertEventNames is a BUG: the detector and the
+// spec's list disagree.
+func (l *LiveEvents) Register(detector string, events ...string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, e := range events {
+		if !IsAlertEvent(e) {
+			panic("BUG: detector " + detector + " registers " + e + ", which is not an alert event of the spec")
+		}
+		if !slices.Contains(l.detectors[e], detector) {
+			l.detectors[e] = append(l.detectors[e], detector)
+			sort.Strings(l.detectors[e])
 		}
 	}
 }
 
-// liveDeclared returns the events SetLive declared, in spec order.
-func liveDeclared() []string {
-	liveExtra.Lock()
-	defer liveExtra.Unlock()
-	var out []string
-	for _, n := range AlertEventNames {
-		if slices.Contains(liveExtra.names, n) {
-			out = append(out, n)
+// Names returns the live events in spec order (AlertEventNames), never
+// nil.
+func (l *LiveEvents) Names() []string {
+	out := []string{}
+	if l == nil {
+		return out
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, e := range AlertEventNames {
+		if len(l.detectors[e]) > 0 {
+			out = append(out, e)
 		}
 	}
 	return out
+}
+
+// Live reports whether a detector of event runs in this instance. A nil
+// registry has no live event.
+func (l *LiveEvents) Live(event string) bool {
+	if l == nil {
+		return false
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.detectors[event]) > 0
+}
+
+// Detectors returns the detectors registered for event, sorted.
+func (l *LiveEvents) Detectors(event string) []string {
+	if l == nil {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.detectors[event])
 }

@@ -3,6 +3,7 @@ package operators
 import (
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -138,13 +139,31 @@ func TestNewsAlertDetectorRestart(t *testing.T) {
 	}
 }
 
-func TestSetLive(t *testing.T) {
-	if slices.Contains(LiveAlertEvents(), AlertNews) {
-		t.Fatal("news live before SetLive")
+func TestLiveEvents(t *testing.T) {
+	var none *LiveEvents
+	if none.Live(AlertNews) || len(none.Names()) != 0 {
+		t.Fatal("a nil registry has live events")
 	}
-	SetLive(AlertSECFiling, AlertNews, "bogus", AlertNews)
-	got := LiveAlertEvents()
-	if !slices.Equal(got, []string{AlertDecisionChange, AlertUnusualFlow, AlertNews, AlertSECFiling}) {
-		t.Fatalf("%v", got)
+	l := NewLiveEvents()
+	if got := l.Names(); got == nil || len(got) != 0 {
+		t.Fatalf("empty registry: %#v", got)
 	}
+	l.Register("news", AlertSECFiling, AlertNews, AlertNews)
+	l.Register("signals", SignalAlertEvents...)
+	l.Register("another", AlertNews)
+	if got := l.Names(); !slices.Equal(got, []string{AlertDecisionChange, AlertUnusualFlow, AlertNews, AlertSECFiling}) {
+		t.Fatalf("names %v, want spec order", got)
+	}
+	if !l.Live(AlertNews) || l.Live(AlertFundingExtreme) {
+		t.Fatal("Live")
+	}
+	if got := l.Detectors(AlertNews); !slices.Equal(got, []string{"another", "news"}) {
+		t.Fatalf("detectors %v", got)
+	}
+	defer func() {
+		if r := recover(); r == nil || !strings.HasPrefix(r.(string), "BUG: ") {
+			t.Fatalf("an unknown event registered: %v", r)
+		}
+	}()
+	l.Register("bogus", "moon")
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kversion"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/marketintel/mi/pipeline/sources"
@@ -79,7 +80,7 @@ type Checkpoint struct {
 // id aborts a transaction a crash left open, which would otherwise hide
 // the checkpoint topic's tail from this read until the transaction timeout.
 func ReadCheckpoint(ctx context.Context, brokers []string, name string) (Checkpoint, bool, error) {
-	fence, err := kgo.NewClient(kgo.SeedBrokers(brokers...), kgo.TransactionalID(transactionalID("mi-ingest-", name)), kgo.TransactionTimeout(2*time.Minute))
+	fence, err := kgo.NewClient(kgo.SeedBrokers(brokers...), kgo.TransactionalID(transactionalID("mi-ingest-", name)), transactionProtocol, kgo.TransactionTimeout(TransactionTimeout))
 	if err != nil {
 		return Checkpoint{}, false, fmt.Errorf("cannot create Kafka client: %w", err)
 	}
@@ -197,7 +198,8 @@ func newIngestDest(cfg IngestConfig, name string, resume Checkpoint) (*ingestDes
 	cl, err := kgo.NewClient(
 		kgo.SeedBrokers(cfg.Brokers...),
 		kgo.TransactionalID(transactionalID("mi-ingest-", name)+cfg.TxnSuffix),
-		kgo.TransactionTimeout(2*time.Minute),
+		transactionProtocol,
+		kgo.TransactionTimeout(TransactionTimeout),
 		kgo.ProducerLinger(2*time.Millisecond),
 		kgo.MaxBufferedRecords(100_000),
 		kgo.ProducerBatchCompression(kgo.NoCompression()),
@@ -376,6 +378,32 @@ func (p endTopicPartitioner) Partition(r *kgo.Record, n int) int {
 	}
 	return p.TopicPartitioner.Partition(r, n)
 }
+
+// TransactionTimeout is the transaction timeout of every transactional
+// producer of the pipeline. A producer that dies with a transaction open
+// (kill -9, a lost node) holds back every read_committed reader of the
+// partitions it wrote — the views, the Parquet sink, the alert outbox, the
+// operators reading mi.trades.v1 — until the broker aborts the transaction,
+// which is this long after its start (plus the broker's
+// transaction.abort.timed.out.transaction.cleanup.interval.ms, 10 s by
+// default), unless a restart with the same transactional id fences it
+// first. So it is short, as Kafka Streams' 10 s under exactly-once: a
+// transaction here lasts one poll (outputs), one checkpoint (state) or 200
+// ms of source records.
+const TransactionTimeout = 15 * time.Second
+
+// transactionProtocol caps the wire versions of the pipeline's
+// transactional producers at Kafka 3.9's, before KIP-890 part 2
+// ("transactions v2", the default of new Kafka 4.x clusters, which bumps
+// the producer epoch at every commit). Against such a cluster franz-go
+// v1.22 keeps the old sequence numbers of a partition the previous
+// transaction did not write to, the broker refuses the batch
+// (OUT_OF_ORDER_SEQUENCE_NUMBER) and the client recovers by reloading its
+// producer id: nothing is lost, but a transaction takes seconds and the
+// ingest ran four times slower on the three-node test cluster. Every 4.x
+// broker serves the earlier protocol, with the same guarantees the
+// pipeline relies on (fencing by transactional id, read_committed).
+var transactionProtocol = kgo.MaxVersions(kversion.V3_9_0())
 
 // transactionalID builds a stable transactional id from a prefix and a name,
 // hashing names too long for comfort.

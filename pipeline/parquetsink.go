@@ -52,6 +52,9 @@ type ParquetSinkStats struct {
 // ParquetGroup is the default consumer group of the Parquet sink.
 const ParquetGroup = "mi-parquet"
 
+// ParquetTopics are the topics the Parquet sink consumes.
+var ParquetTopics = []string{schemas.TopicCandles, schemas.TopicSignalMinutes, schemas.TopicTrades, schemas.TopicSignalChanges}
+
 // SinkParquet consumes mi.candles.v1, mi.signal-minutes.v1, mi.trades.v1
 // and mi.signal-changes.v1 (read committed, in a consumer group) and writes
 // the history datasets under cfg.DataDir through a parquet Sink until ctx
@@ -106,7 +109,7 @@ func SinkParquet(ctx context.Context, cfg ParquetSinkConfig) error {
 	cl, err = kgo.NewClient(append(opts,
 		kgo.SeedBrokers(cfg.Brokers...),
 		kgo.ConsumerGroup(cfg.Group),
-		kgo.ConsumeTopics(schemas.TopicCandles, schemas.TopicSignalMinutes, schemas.TopicTrades, schemas.TopicSignalChanges),
+		kgo.ConsumeTopics(ParquetTopics...),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
 		kgo.FetchMaxWait(250*time.Millisecond),

@@ -25,6 +25,11 @@ import (
 // says which input the partition's state reflects (see position).
 const PositionKey = "~position"
 
+// ProcessGroup is the consumer group of the operators: every instance of
+// the process role joins it, and the group splits the partitions of
+// mi.trades.v1 between them.
+const ProcessGroup = "mi-operators"
+
 // AlertStatePrefix starts the keys of mi.state.v1 that hold the alert
 // detector's state of one symbol (the rest of the key); the value is
 // operators.AlertDetector.AppendSymbolState's JSON.
@@ -60,6 +65,10 @@ type ProcessConfig struct {
 	EndRun   string
 	// MaxPollRecords bounds the records handled in one transaction.
 	MaxPollRecords int
+	// SessionTimeout is how long the group waits for a silent instance
+	// (killed, partitioned away) before giving its partitions to the
+	// others; 0 is franz-go's default, 45 s.
+	SessionTimeout time.Duration
 }
 
 // ProcessStats are the operator loop's counters.
@@ -160,7 +169,7 @@ type processor struct {
 // restored positions.
 func Process(ctx context.Context, cfg ProcessConfig, stats *ProcessStats) error {
 	if cfg.Group == "" {
-		cfg.Group = "mi-operators"
+		cfg.Group = ProcessGroup
 	}
 	if cfg.InstanceID == "" {
 		cfg.InstanceID = "local"
@@ -188,13 +197,18 @@ func Process(ctx context.Context, cfg ProcessConfig, stats *ProcessStats) error 
 			p.dropAll.Store(true)
 		}
 	}
-	sess, err := kgo.NewGroupTransactSession(
+	var opts []kgo.Opt
+	if cfg.SessionTimeout > 0 {
+		opts = append(opts, kgo.SessionTimeout(cfg.SessionTimeout))
+	}
+	sess, err := kgo.NewGroupTransactSession(append(opts,
 		kgo.SeedBrokers(cfg.Brokers...),
 		kgo.ConsumerGroup(cfg.Group),
 		kgo.InstanceID(cfg.InstanceID),
 		kgo.ConsumeTopics(schemas.TopicTrades),
 		kgo.TransactionalID(transactionalID("mi-operators-", cfg.InstanceID)+cfg.TxnSuffix),
-		kgo.TransactionTimeout(2*time.Minute),
+		transactionProtocol,
+		kgo.TransactionTimeout(TransactionTimeout),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
 		kgo.RequireStableFetchOffsets(),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
@@ -205,7 +219,7 @@ func Process(ctx context.Context, cfg ProcessConfig, stats *ProcessStats) error 
 		kgo.FetchMaxPartitionBytes(MaxRecordBytes),
 		kgo.ProducerLinger(2*time.Millisecond),
 		kgo.FetchMaxWait(200*time.Millisecond),
-	)
+	)...)
 	if err != nil {
 		return fmt.Errorf("cannot create operator consumer: %w", err)
 	}
@@ -213,7 +227,8 @@ func Process(ctx context.Context, cfg ProcessConfig, stats *ProcessStats) error 
 	out, err := kgo.NewClient(
 		kgo.SeedBrokers(cfg.Brokers...),
 		kgo.TransactionalID(transactionalID("mi-operators-out-", cfg.InstanceID)+cfg.TxnSuffix),
-		kgo.TransactionTimeout(2*time.Minute),
+		transactionProtocol,
+		kgo.TransactionTimeout(TransactionTimeout),
 		kgo.ProducerLinger(2*time.Millisecond),
 		kgo.MaxBufferedRecords(200_000),
 		kgo.ProducerBatchCompression(kgo.NoCompression()),

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/marketintel/mi/operators"
@@ -44,6 +45,9 @@ type RunConfig struct {
 	Partitions  int
 	InstanceID  string
 	Operators   operators.Config
+	// SessionTimeout is the operators' group session timeout
+	// (ProcessConfig.SessionTimeout); 0 = its default.
+	SessionTimeout time.Duration
 	// CheckpointInterval is the operators' checkpoint interval
 	// (ProcessConfig.CheckpointInterval); 0 = its default.
 	CheckpointInterval time.Duration
@@ -53,15 +57,20 @@ type RunConfig struct {
 	endRun   string
 	// Roles to run; all when empty: "ingest", "process", "views", "parquet"
 	// (the Parquet sink, when DataDir is set), "news" (the news stage, when
-	// News is set).
+	// News is set). Other roles of the process (the alert stages) run beside
+	// Run; their names are ignored here.
 	Roles []string
 	Views *views.Views
 	// SideViews are the views of side topics this instance serves (built
 	// with ViewOf), followed by the "views" role.
 	SideViews []SideView
-	Stats     *Stats
-	Proc      *ProcessStats
-	Logger    *slog.Logger
+	// ViewsReady, when set, is closed once the views have applied every
+	// record their topics held when the views role started (readiness of
+	// an API instance).
+	ViewsReady chan struct{}
+	Stats      *Stats
+	Proc       *ProcessStats
+	Logger     *slog.Logger
 	// Now is the wall clock used only to place a live simulation in time.
 	Now func() time.Time
 	// Progress, when set, is called by each ingest loop after every commit.
@@ -77,7 +86,9 @@ type RunConfig struct {
 }
 
 // Run runs the configured roles until ctx ends or one of them fails. Finite
-// sources finishing does not end Run: the operators and views keep serving.
+// sources finishing does not end Run: the operators and views keep serving,
+// and a process of the ingest role alone stays up (its probes answer, and
+// an orchestrator does not restart a finished replay again and again).
 func Run(ctx context.Context, cfg RunConfig) error {
 	log := cfg.Logger
 	if log == nil {
@@ -166,7 +177,9 @@ func Run(ctx context.Context, cfg RunConfig) error {
 	g, gctx := errgroup.WithContext(ctx)
 	if has("ingest") {
 		for _, spec := range cfg.Sources {
-			g.Go(func() error { return runSource(gctx, cfg, brokers, spec, txnSuffix, log) })
+			g.Go(func() error {
+				return retryKafka(gctx, log, "source "+spec, func() error { return runSource(gctx, cfg, brokers, spec, txnSuffix, log) })
+			})
 		}
 		for _, src := range cfg.Live {
 			g.Go(func() error { runLive(gctx, cfg, brokers, src, txnSuffix, log); return nil })
@@ -174,12 +187,16 @@ func Run(ctx context.Context, cfg RunConfig) error {
 	}
 	if has("process") {
 		g.Go(func() error {
-			return Process(gctx, ProcessConfig{Brokers: brokers, InstanceID: cfg.InstanceID, TxnSuffix: txnSuffix, Operators: cfg.Operators, Stats: cfg.Stats, Logger: log,
-				CheckpointInterval: cfg.CheckpointInterval, EndAfter: cfg.endAfter, EndRun: cfg.endRun}, cfg.Proc)
+			return retryKafka(gctx, log, "operators", func() error {
+				return Process(gctx, ProcessConfig{Brokers: brokers, InstanceID: cfg.InstanceID, TxnSuffix: txnSuffix, Operators: cfg.Operators, Stats: cfg.Stats, Logger: log,
+					SessionTimeout: cfg.SessionTimeout, CheckpointInterval: cfg.CheckpointInterval, EndAfter: cfg.endAfter, EndRun: cfg.endRun}, cfg.Proc)
+			})
 		})
 	}
 	if has("views") && cfg.Views != nil {
-		g.Go(func() error { return SyncViews(gctx, brokers, cfg.Views, log, nil) })
+		g.Go(func() error { return SyncViews(gctx, brokers, cfg.Views, log, cfg.ViewsReady) })
+	} else if cfg.ViewsReady != nil {
+		close(cfg.ViewsReady)
 	}
 	if has("views") && len(cfg.SideViews) > 0 {
 		g.Go(func() error { return FollowSide(gctx, brokers, cfg.SideViews, log, nil) })
@@ -207,6 +224,7 @@ func Run(ctx context.Context, cfg RunConfig) error {
 			return SinkParquet(gctx, pc)
 		})
 	}
+	g.Go(func() error { <-gctx.Done(); return gctx.Err() })
 	err := g.Wait()
 	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 		return nil
@@ -313,6 +331,52 @@ func ParseSourceSpec(s string) (SourceSpec, error) {
 		return sp, nil
 	}
 	return SourceSpec{}, fmt.Errorf("cannot use source %q: %s", s, accepted)
+}
+
+// kafkaRetries is how many Kafka failures in a row, each within
+// kafkaQuickFailure of its attempt's start, retryKafka rides out before it
+// gives up.
+const (
+	kafkaRetries      = 5
+	kafkaQuickFailure = time.Minute
+)
+
+// retryKafka runs a stage (a source's ingest, the operators) and runs it
+// again, from its last committed checkpoint, after Kafka failed it. A broker
+// failover that outlasts the transaction timeout (TransactionTimeout) has
+// the coordinator abort the stage's open transaction and bump its
+// producer's epoch, so the next commit fails with PRODUCER_FENCED although
+// no other writer exists. The stage started again does what a restarted
+// process would: it loads its producer ids (fencing the old epoch), restores
+// from its checkpoint and produces again what the aborted transaction held
+// — the same records, which readers drop by their "seq" or the operators
+// reproduce byte for byte. Errors that are not Kafka's (opening or reading a
+// source, bad configuration) end the run as before, and so do kafkaRetries
+// quick failures in a row.
+func retryKafka(ctx context.Context, log *slog.Logger, stage string, run func() error) error {
+	bo := sources.Backoff{Min: time.Second, Max: 30 * time.Second}
+	for quick := 0; ; {
+		start := time.Now()
+		err := run()
+		var ke *kerr.Error
+		if err == nil || ctx.Err() != nil || !errors.As(err, &ke) {
+			return err
+		}
+		if time.Since(start) > kafkaQuickFailure {
+			quick = 0
+			bo.Reset()
+		}
+		if quick++; quick > kafkaRetries {
+			return err
+		}
+		wait := bo.Next()
+		log.Warn("stage stopped by a Kafka error; resuming from its last checkpoint", "stage", stage, "err", err, "retry_in", wait.Round(time.Millisecond))
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(wait):
+		}
+	}
 }
 
 // runSource opens one source spec, resumes it from its checkpoint and

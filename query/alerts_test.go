@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -22,6 +23,7 @@ import (
 	"github.com/pb33f/libopenapi-validator/config"
 	_ "modernc.org/sqlite"
 
+	"github.com/marketintel/mi/operators"
 	"github.com/marketintel/mi/query/openapi"
 	"github.com/marketintel/mi/sinks/alerts"
 )
@@ -72,7 +74,7 @@ func newAlertFixture(t *testing.T) *alertFixture {
 	pool := x509.NewCertPool()
 	pool.AddCert(f.rcv.Certificate())
 	d := alerts.NewDispatcher(f.st, alerts.DispatcherConfig{Safety: alerts.Safety{AllowLoopback: true}, TLS: &tls.Config{RootCAs: pool}})
-	f.srv = New(Deps{Version: "test", Now: func() time.Time { return testNow }, Alerts: d})
+	f.srv = New(Deps{Version: "test", Now: func() time.Time { return testNow }, Alerts: d, Events: testLiveEvents()})
 	status, _, body := do(t, f.srv.App(), http.MethodGet, openapi.Path)
 	if status != 200 {
 		t.Fatal(body)
@@ -241,6 +243,58 @@ func TestAlertCreateValidation(t *testing.T) {
 	if ok["minMateriality"] != 3.0 || ok["forms"].([]any)[1] != "DEF 14A" || ok["categories"].([]any)[0] != "crypto" ||
 		ok["tokens"].([]any)[0].(map[string]any)["address"] != "0x833589fcd6edb6e08f4c7c32d4f71b54bda02913" {
 		t.Fatalf("normalized %v", ok)
+	}
+}
+
+// testLiveEvents are the events of the alert fixture's server: the signal
+// and news detectors, and token_risk_change (so its filters are tested);
+// funding_extreme, stablecoin_depeg and prediction_market_move have no
+// detector there.
+func testLiveEvents() *operators.LiveEvents {
+	l := operators.NewLiveEvents()
+	l.Register("signals", operators.SignalAlertEvents...)
+	l.Register("news", operators.NewsAlertEvents...)
+	l.Register("token-risk", operators.AlertTokenRiskChange)
+	return l
+}
+
+// TestAlertEventsMustBeLive: a subscription may name only events whose
+// detector runs on the server; another valid event is refused with 400
+// naming events and listing the live ones, and nothing is created. The
+// live list is what /coverage and the created subscription report.
+func TestAlertEventsMustBeLive(t *testing.T) {
+	f := newAlertFixture(t)
+	live := []any{"decision_change", "unusual_flow", "news", "token_risk_change", "sec_filing"}
+	for _, events := range []string{`["funding_extreme"]`, `["unusual_flow","stablecoin_depeg"]`, `["prediction_market_move"]`} {
+		m := f.call(t, http.MethodPost, "/api/v1/alerts/subscriptions", "", `{"url":"`+f.rcv.URL+`/hook","events":`+events+`}`, 400)
+		if m["parameter"] != "events" || !strings.Contains(m["message"].(string), "no detector running on this server") ||
+			len(m["accepted"].([]any)) != len(live) {
+			t.Fatalf("events %s: %v", events, m)
+		}
+	}
+	for _, ev := range []string{"funding_extreme", "unusual_flow", "stablecoin_depeg", "prediction_market_move"} {
+		if n, err := f.st.AddEvent(t.Context(), alerts.Event{ID: "evt_" + ev, Event: ev, Symbol: "BTCUSD", OccurredAt: f.clock}); err != nil || n != 0 {
+			t.Fatalf("a refused subscription was created: %s reaches %d (%v)", ev, n, err)
+		}
+	}
+	created := f.call(t, http.MethodPost, "/api/v1/alerts/subscriptions", "", `{"url":"`+f.rcv.URL+`/hook","events":["unusual_flow"]}`, 201)
+	if got := created["liveEvents"].([]any); len(got) != len(live) || got[0] != "decision_change" || got[2] != "news" {
+		t.Fatalf("liveEvents %v", got)
+	}
+	_, _, body := do(t, f.srv.App(), http.MethodGet, "/coverage")
+	var cov struct {
+		Events []struct {
+			Name string `json:"name"`
+			Live bool   `json:"live"`
+		} `json:"events"`
+	}
+	if err := json.Unmarshal([]byte(body), &cov); err != nil || len(cov.Events) != 8 {
+		t.Fatalf("coverage %v %s", err, body)
+	}
+	for _, e := range cov.Events {
+		if want := slices.Contains(live, any(e.Name)); e.Live != want {
+			t.Errorf("coverage: %s live=%v, want %v", e.Name, e.Live, want)
+		}
 	}
 }
 

@@ -2,7 +2,7 @@ package query
 
 import (
 	"encoding/json"
-	"slices"
+	"strconv"
 	"sync"
 
 	"github.com/gofiber/fiber/v3"
@@ -37,7 +37,7 @@ var coverageSchema = schema.Named{Name: "Coverage", Schema: schema.Object("Data 
 	})), "Sorted by symbol.")},
 	{"events", schema.Described(schema.Array(schema.Object("One alert event of spec §6.", schema.Obj{
 		{"name", schema.Enum(operators.AlertEventNames...)},
-		{"live", schema.Described(schema.Bool, "A detector runs for it; the others are accepted in subscriptions but fire once their data source is connected.")},
+		{"live", schema.Described(schema.Bool, "A detector of the event runs on this server with its data source configured; only live events may be named in an alert subscription.")},
 	})), "Every alert event name, in spec order.")},
 	{"tools", schema.Described(schema.Array(schema.Object("One MCP tool (docs/mcp.md).", schema.Obj{
 		{"name", schema.String},
@@ -61,40 +61,38 @@ func (s *Server) coverageOperation() api.Operation {
 	}
 }
 
-// coverageBody is the rendered body of the server's /coverage.
+// coverageBody is the rendered body of the server's /coverage without its
+// events: the symbols (head) and the tools (tail), which do not change
+// while the server runs. The events are rendered per request, since a
+// stage may register its detector (Deps.Events) after the server is built.
 type coverageBody struct {
-	once sync.Once
-	b    []byte
+	once       sync.Once
+	head, tail []byte
 }
 
 func (s *Server) handleCoverage(c fiber.Ctx) error {
 	s.coverage.once.Do(func() {
 		b := appendCoverage(nil, symbols.Coverage())
-		b = b[:len(b)-1] // reopen the object
-		b = append(b, `,"events":[`...)
-		live := operators.LiveAlertEvents()
+		s.coverage.head = append(b[:len(b)-1], `,"events":[`...) // reopen the object
+		tb, err := json.Marshal(s.mcp.Tools())
+		if err != nil {
+			panic("BUG: cannot encode the MCP tools: " + err.Error())
+		}
+		s.coverage.tail = append(append([]byte(`],"tools":`), tb...), '}')
+	})
+	return api.SendRendered(c, fiber.StatusOK, func(b []byte) []byte {
+		b = append(b, s.coverage.head...)
 		for i, e := range operators.AlertEventNames {
 			if i > 0 {
 				b = append(b, ',')
 			}
 			b = append(b, `{"name":`...)
 			b = jsonw.AppendString(b, e)
-			b = append(b, `,"live":`...)
-			if slices.Contains(live, e) {
-				b = append(b, "true}"...)
-			} else {
-				b = append(b, "false}"...)
-			}
+			b = strconv.AppendBool(append(b, `,"live":`...), s.d.Events.Live(e))
+			b = append(b, '}')
 		}
-		tb, err := json.Marshal(s.mcp.Tools())
-		if err != nil {
-			panic("BUG: cannot encode the MCP tools: " + err.Error())
-		}
-		b = append(b, `],"tools":`...)
-		b = append(b, tb...)
-		s.coverage.b = append(b, '}')
+		return append(b, s.coverage.tail...)
 	})
-	return api.SendJSON(c, fiber.StatusOK, s.coverage.b)
 }
 
 func appendCoverage(b []byte, cov []symbols.CoverageEntry) []byte {

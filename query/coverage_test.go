@@ -39,12 +39,15 @@ func TestCoverageRoute(t *testing.T) {
 	if err := json.Unmarshal(body, &got); err != nil {
 		t.Fatal(err)
 	}
-	live := map[string]bool{}
+	// This server registers no detector (Deps.Events nil): every event is
+	// listed and none is live (TestAlertEventsMustBeLive has live ones).
 	for _, e := range got.Events {
-		live[e.Name] = e.Live
+		if e.Live {
+			t.Fatalf("event %s live on a server without detectors", e.Name)
+		}
 	}
-	if len(got.Events) != 8 || !live["unusual_flow"] || !live["decision_change"] || live["news"] {
-		t.Fatalf("events %+v: want all 8, unusual_flow and decision_change live", got.Events)
+	if len(got.Events) != 8 {
+		t.Fatalf("events %+v: want all 8", got.Events)
 	}
 	tools := map[string]mcp.Tool{}
 	for _, tl := range got.Tools {

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -292,7 +293,9 @@ func TestHistoryBadInput(t *testing.T) {
 	}
 	f("/api/v1/intelligence/candles/ETHUSD?interval=2m", "interval")
 	f("/api/v1/intelligence/candles/ETHUSD?limit=1001", "limit")
-	f("/api/v1/intelligence/candles/ETH$USD", "symbol")
+	if _, resp, body := get(t, s, "/api/v1/intelligence/candles/ETH$USD", ""); resp.StatusCode != 404 || !strings.Contains(string(body), `"not_found"`) {
+		t.Errorf("a path symbol that is no symbol: %d %s, want 404 not_found", resp.StatusCode, body)
+	}
 	f("/api/v1/datasets/ETHUSD?date=2026-13-01", "date")
 	f("/api/v1/datasets/ETHUSD?date=2026-01-07", "date") // after today
 	f("/api/v1/datasets/ETHUSD?date=1999-01-01", "date")
@@ -354,7 +357,7 @@ func TestHistorySQLInjection(t *testing.T) {
 				continue
 			}
 			_, resp, body := get(t, s, target, "")
-			if resp.StatusCode != 400 {
+			if resp.StatusCode != 404 || !strings.Contains(string(body), `"not_found"`) { // no symbol: no route
 				t.Errorf("GET %s: %d %s", target, resp.StatusCode, body)
 			}
 		}
@@ -410,5 +413,41 @@ func TestHistoryRoutePrices(t *testing.T) {
 	}
 	if len(want) > 0 {
 		t.Errorf("routes missing from the table: %v", want)
+	}
+}
+
+// TestDatasetCatalogOffersOnchainOnly: the catalog lists what
+// /api/v1/datasets/{symbol} sells — symbols, venues, days and resolutions
+// of the venue kinds onchain_dex and solana_dex — never an exchange's
+// (it listed sim_cex, and symbols and days with exchange candles only).
+func TestDatasetCatalogOffersOnchainOnly(t *testing.T) {
+	root := t.TempDir()
+	w := histtest.New(t, root)
+	dex := histtest.Flat("ETHUSD", "uniswap_v3_ethereum", histDay, 100, 2)
+	dex.VenueKind, dex.Chain = "onchain_dex", "ethereum"
+	sol := histtest.Flat("SOLUSD", "raydium", histDay.Add(time.Minute), 150, 1)
+	sol.VenueKind, sol.Chain = "solana_dex", "solana"
+	w.Candles("1m", false, []datasets.Candle{dex, sol, histtest.Flat("ETHUSD", "sim_cex", histDay, 101, 5)})
+	w.Candles("1h", false, []datasets.Candle{histtest.Flat("BTCUSD", "coinbase", histDay.AddDate(0, 0, -3), 50_000, 1)})
+	w.Candles("5m", true, []datasets.Candle{histtest.Flat("DOGEUSD", "sim_cex", histDay.AddDate(0, 0, -1), 0.1, 1)})
+	st, err := history.Open(history.Config{DataDir: root, MemoryLimit: "256MB", Now: func() time.Time { return histNow }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	s := New(Deps{Now: func() time.Time { return histNow }, History: st})
+	_, resp, body := get(t, s, "/api/v1/datasets", "")
+	var cat struct {
+		Symbols, Venues, VenueKinds, Dates []string
+		Resolutions                        []struct{ Interval string }
+	}
+	if err := json.Unmarshal(body, &cat); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("%d %s (%v)", resp.StatusCode, body, err)
+	}
+	day := histDay.Format("2006-01-02")
+	if !slices.Equal(cat.Symbols, []string{"ETHUSD", "SOLUSD"}) || !slices.Equal(cat.Venues, []string{"raydium", "uniswap_v3_ethereum"}) ||
+		!slices.Equal(cat.VenueKinds, []string{"onchain_dex", "solana_dex"}) || !slices.Equal(cat.Dates, []string{day}) ||
+		len(cat.Resolutions) != 1 || cat.Resolutions[0].Interval != "1m" {
+		t.Fatalf("catalog %s", body)
 	}
 }

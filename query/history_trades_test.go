@@ -20,8 +20,8 @@ import (
 // answers against DuckDB SQL computed independently over the stored
 // normalized trades: per venue first and last trade, extremes, sums, then
 // the cross-venue rule of docs/history.md (volumes and counts summed, high
-// and low the extremes, open and close USD-volume-weighted over the venues,
-// vwap over all trades).
+// and low the extremes, open and close the leading venue's — the most USD
+// volume, ties to the name that sorts first — exactly, vwap over all trades).
 func TestCandlesRouteEqualsSQLOverTrades(t *testing.T) {
 	root := t.TempDir()
 	day := testhistory.DefaultFrom
@@ -73,7 +73,7 @@ WITH t AS (
     count(*) AS n, count(*) FILTER (side = 'BUY') AS nb, count(*) FILTER (side = 'SELL') AS ns
   FROM t GROUP BY venue, b
 )
-SELECT b, sum(o * vu) / sum(vu), max(h), min(l), sum(c * vu) / sum(vu), sum(vol), sum(vu), sum(ps) / sum(vol),
+SELECT b, arg_min(o, (-vu, venue)), max(h), min(l), arg_min(c, (-vu, venue)), sum(vol), sum(vu), sum(ps) / sum(vol),
        sum(bu), sum(su), sum(n), sum(nb), sum(ns)
 FROM v GROUP BY b ORDER BY b`, filepath.Join(root, "trades", "date=*", "venue=*", "data.parquet"))
 	if err != nil {
@@ -103,7 +103,7 @@ FROM v GROUP BY b ORDER BY b`, filepath.Join(root, "trades", "date=*", "venue=*"
 			t.Fatalf("the route has a candle at %s that the trades do not", g.TS)
 		}
 		if g.TradeCount != w.n || g.BuyCount != w.nb || g.SellCount != w.ns || g.High != w.h || g.Low != w.l ||
-			!near(g.Open, w.o) || !near(g.Close, w.c) || !near(g.Volume, w.vol) || !near(g.VolumeUSD, w.vu) ||
+			g.Open != w.o || g.Close != w.c || !near(g.Volume, w.vol) || !near(g.VolumeUSD, w.vu) ||
 			!near(g.VWAP, w.vwap) || !near(g.BuyVolumeUSD, w.bu) || !near(g.SellVolumeUSD, w.su) {
 			t.Fatalf("candle %s: route %+v, SQL over trades %+v", g.TS, g, w)
 		}

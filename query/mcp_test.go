@@ -168,7 +168,8 @@ func TestMCPToolsAndPrices(t *testing.T) {
 	// Errors are not charged: a bad window, an unknown symbol, an unknown
 	// argument, a wrong type.
 	f("get_symbol_intelligence", map[string]any{"symbol": "BTCUSD", "window": "2m"}, true, `"parameter":"window"`, 0)
-	f("get_symbol_intelligence", map[string]any{"symbol": "NOPE"}, true, `no_data`, 0)
+	f("get_symbol_intelligence", map[string]any{"symbol": "NOPEUSD"}, true, `no_data`, 0)
+	f("get_symbol_intelligence", map[string]any{"symbol": "NOPE"}, true, `"error":"not_found"`, 0)
 	f("get_top_momentum", map[string]any{"bogus": 1}, true, `unknown argument \"bogus\"`, 0)
 	f("get_top_momentum", map[string]any{"limit": "ten"}, true, `must be a integer`, 0)
 }

@@ -303,8 +303,19 @@ func TestOpenAPILiveResponses(t *testing.T) {
 	check("/api/v1/intelligence?limit=0", 400)
 	check("/api/v1/intelligence?limit=101", 400)
 	check("/api/v1/intelligence/BTCUSD?window=5M", 400)
-	check("/api/v1/intelligence/"+strings.Repeat("A", 33), 400)
-	check("/api/v1/intelligence/BTC%2BUSD", 400)
+	// A path segment that is no symbol makes the path no route: 404
+	// not_found like any unknown path (not the route's 400 or 402).
+	noRoute := func(target string) {
+		t.Helper()
+		_, resp, body := f.send(t, http.MethodGet, target)
+		if resp.StatusCode != 404 || !strings.Contains(string(body), `"error":"not_found"`) {
+			t.Fatalf("GET %s: %d %s, want 404 not_found", target, resp.StatusCode, body)
+		}
+	}
+	noRoute("/api/v1/intelligence/" + strings.Repeat("A", 33))
+	noRoute("/api/v1/intelligence/BTC%2BUSD")
+	noRoute("/api/v1/intelligence/opportunities")
+	noRoute("/api/v1/intelligence/snapshot/premium")
 
 	check("/api/v1/intelligence/summary?window=1", 400)
 	check("/api/v1/intelligence/top-momentum?limit=-1", 400)
@@ -316,7 +327,7 @@ func TestOpenAPILiveResponses(t *testing.T) {
 	check("/api/v1/intelligence/compare", 400)
 	check("/api/v1/intelligence/compare?symbols=BTC%2BUSD", 400)
 	check("/api/v1/intelligence/compare?symbols=A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U", 400)
-	check("/api/v1/intelligence/snapshot/"+strings.Repeat("A", 33), 400)
+	noRoute("/api/v1/intelligence/snapshot/" + strings.Repeat("A", 33))
 
 	check("/api/v1/intelligence/snapshot/DOGEUSD", 404)
 	check("/api/v1/intelligence/DOGEUSD", 404)

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -21,10 +22,12 @@ import (
 
 // solanaFacilitator answers /verify and /settle of Solana payments the way
 // an x402 facilitator does, naming payer as the paying account; it is the
-// only stand-in here (Solana always settles through a facilitator).
-func solanaFacilitator(t *testing.T, payer *string) *httptest.Server {
+// only stand-in here (Solana always settles through a facilitator). It
+// counts the calls it gets in calls.
+func solanaFacilitator(t *testing.T, payer *string, calls *atomic.Int32) *httptest.Server {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
 		var body struct {
 			PaymentRequirements x402.PaymentRequirements `json:"paymentRequirements"`
 		}
@@ -62,7 +65,8 @@ func TestPaywallSolanaWallet(t *testing.T) {
 	_, unfunded, _ := ed25519.GenerateKey(rand.Reader)
 	address := func(k ed25519.PrivateKey) string { return base58(k.Public().(ed25519.PublicKey)) }
 	payer := address(key)
-	fac := solanaFacilitator(t, &payer)
+	var facCalls atomic.Int32
+	fac := solanaFacilitator(t, &payer, &facCalls)
 	sol := x402.KnownAssets[x402.NetworkSolana]
 	payTo := "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM"
 	pw, err := paywall.New(paywall.Config{
@@ -119,6 +123,15 @@ func TestPaywallSolanaWallet(t *testing.T) {
 	wallet := "solana:" + payer
 	if bal, _ := store.WalletBalance(t.Context(), wallet); bal != 5_000_000 {
 		t.Fatalf("wallet balance %d after the pack", bal)
+	}
+	// The same transaction again is refused locally: the facilitator is
+	// not asked (it was asked twice, /verify and /settle, for the purchase).
+	if r := send("POST", "/api/v1/credits/buy/5", map[string]string{x402.HeaderPaymentSignature: pay}); r.status != 402 ||
+		r.decoded["error"] != "invalid_exact_evm_nonce_already_used" || facCalls.Load() != 2 {
+		t.Fatalf("replayed Solana payment: %d %s, facilitator calls %d", r.status, r.body, facCalls.Load())
+	}
+	if bal, _ := store.WalletBalance(t.Context(), wallet); bal != 5_000_000 {
+		t.Fatalf("wallet balance %d after a replay", bal)
 	}
 
 	// The 402 offers Solana sign-in; a SIWS proof pays the call.

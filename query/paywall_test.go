@@ -25,6 +25,7 @@ import (
 	"github.com/marketintel/mi/query/paywall/ledger"
 	"github.com/marketintel/mi/query/paywall/x402"
 	"github.com/marketintel/mi/query/paywall/x402/x402test"
+	"github.com/marketintel/mi/sinks/views"
 )
 
 // payFixture is a server whose paywall settles on a simulated chain with a
@@ -43,6 +44,22 @@ const symbolPrice = priceIntelligenceSymbol
 
 func newPayFixture(t *testing.T, settler func(*x402test.Chain) x402.Settler) *payFixture {
 	t.Helper()
+	return newPayFixtureWith(t, payOptions{settler: settler})
+}
+
+// payOptions change the fixture: the settlement backend, a wrapper around
+// the ledger store and the settler the paywall sees (to count calls), and
+// the server's dependencies besides the paywall.
+type payOptions struct {
+	settler     func(*x402test.Chain) x402.Settler
+	wrapStore   func(ledger.Store) ledger.Store
+	wrapSettler func(x402.Settler) x402.Settler
+	deps        func(*Deps)
+}
+
+func newPayFixtureWith(t *testing.T, o payOptions) *payFixture {
+	t.Helper()
+	settler := o.settler
 	chain := x402test.NewChain(t)
 	store, err := ledger.Open(t.Context(), "sqlite:"+filepath.Join(t.TempDir(), "ledger.db"))
 	if err != nil {
@@ -59,20 +76,36 @@ func newPayFixture(t *testing.T, settler func(*x402test.Chain) x402.Settler) *pa
 		f.settle = settler(chain)
 	}
 	base := x402.KnownAssets[x402.NetworkBase][0]
+	var pwStore ledger.Store = store
+	if o.wrapStore != nil {
+		pwStore = o.wrapStore(store)
+	}
+	pwSettler := f.settle
+	if o.wrapSettler != nil {
+		pwSettler = o.wrapSettler(f.settle)
+	}
 	pw, err := paywall.New(paywall.Config{
-		Store: store,
+		Store: pwStore,
 		Offers: []x402.Offer{
 			{Network: x402test.Network, Asset: chain.Asset(), PayTo: f.payTo.Hex()},
 			{Network: x402.NetworkBase, Asset: base, PayTo: f.payTo.Hex()},
 		},
-		Settler:         f.settle,
+		Settler:         pwSettler,
 		PublicURL:       "http://api.test",
 		UnpaidPerMinute: -1,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.app = newTestServer(nil, pw, fullDoc()).App()
+	if o.deps == nil {
+		f.app = newTestServer(nil, pw, fullDoc()).App()
+		return f
+	}
+	v := views.New()
+	v.Apply(fullDoc())
+	d := Deps{Views: v, Version: "test", Now: func() time.Time { return testNow }, Paywall: pw}
+	o.deps(&d)
+	f.app = New(d).App()
 	return f
 }
 
@@ -455,5 +488,174 @@ func TestPaywallX402Only(t *testing.T) {
 	}
 	if b, _ := f.store.KeyBalance(t.Context(), key); b != 10_000_000 {
 		t.Fatalf("the key was debited on an X402Only route: %d", b)
+	}
+}
+
+// countingStore counts what the paywall asks of the ledger.
+type countingStore struct {
+	ledger.Store
+	debits, nonces atomic.Int32
+}
+
+func (s *countingStore) DebitKey(ctx context.Context, key string, c ledger.Charge) error {
+	s.debits.Add(1)
+	return s.Store.DebitKey(ctx, key, c)
+}
+
+func (s *countingStore) DebitWallet(ctx context.Context, wallet string, c ledger.Charge) error {
+	s.debits.Add(1)
+	return s.Store.DebitWallet(ctx, wallet, c)
+}
+
+func (s *countingStore) ReserveNonce(ctx context.Context, network, payer, nonce string, expires time.Time) error {
+	s.nonces.Add(1)
+	return s.Store.ReserveNonce(ctx, network, payer, nonce, expires)
+}
+
+// countingSettler counts the calls that leave the service (a facilitator's
+// /verify and /settle).
+type countingSettler struct {
+	x402.Settler
+	verifies atomic.Int32
+}
+
+func (s *countingSettler) Verify(ctx context.Context, p *x402.PaymentPayload, req x402.PaymentRequirements) (string, error) {
+	s.verifies.Add(1)
+	return s.Settler.Verify(ctx, p, req)
+}
+
+// TestPaywallValidatesBeforeCharging: a call with an invalid parameter is
+// answered 400 before the paywall: no debit of an API key (so concurrent
+// valid calls never meet insufficient_credit while credit remains), no
+// nonce reserved and no facilitator call for an x402 payment, which then
+// still pays a valid call. A path that is not a route answers 404
+// not_found, never 402, paid or not.
+func TestPaywallValidatesBeforeCharging(t *testing.T) {
+	var st *countingStore
+	var se *countingSettler
+	f := newPayFixtureWith(t, payOptions{
+		wrapStore:   func(s ledger.Store) ledger.Store { st = &countingStore{Store: s}; return st },
+		wrapSettler: func(s x402.Settler) x402.Settler { se = &countingSettler{Settler: s}; return se },
+	})
+	key, err := f.store.CreateKey(t.Context(), symbolPrice, "test", "grant-validate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hk := map[string]string{paywall.HeaderAPIKey: key}
+	for _, target := range []string{paidTarget + "?window=2h", "/api/v1/intelligence/candles/BTCUSD?interval=2m", "/api/v1/intelligence?window=1y"} {
+		if r := f.get(t, target, hk); r.status != 400 || r.decoded["charged"] != false {
+			t.Fatalf("%s with a key: %d %s", target, r.status, r.body)
+		}
+	}
+	q := quoteOf(t, f.get(t, paidTarget, nil))
+	pay := header(t, x402test.Pay(t, f.payer, q.Accepts[0], time.Now(), time.Minute))
+	if r := f.get(t, paidTarget+"?window=2h", pay); r.status != 400 {
+		t.Fatalf("x402 with a bad window: %d %s", r.status, r.body)
+	}
+	for _, target := range []string{"/api/v1/intelligence/opportunities", "/api/v1/intelligence/pre-trade", "/api/v1/intelligence/equities",
+		"/api/v1/intelligence/premium", "/api/v1/intelligence/snapshot/premium", "/api/v1/intelligence/candles/opportunities", "/api/v1/datasets/equities"} {
+		for _, h := range []map[string]string{nil, hk, pay} {
+			if r := f.get(t, target, h); r.status != 404 || r.decoded["error"] != "not_found" || r.header.Get(x402.HeaderPaymentRequired) != "" {
+				t.Fatalf("%s (headers %v): %d %s, want 404 not_found", target, h != nil, r.status, r.body)
+			}
+		}
+	}
+	if d, n, v := st.debits.Load(), st.nonces.Load(), se.verifies.Load(); d != 0 || n != 0 || v != 0 {
+		t.Fatalf("invalid calls reached the paywall: %d debits, %d nonces reserved, %d facilitator verifications", d, n, v)
+	}
+	// The credit and the payment are intact.
+	if r := f.get(t, paidTarget, hk); r.status != 200 {
+		t.Fatalf("valid call with the key: %d %s", r.status, r.body)
+	}
+	if r := f.get(t, paidTarget, pay); r.status != 200 || r.header.Get(x402.HeaderPaymentResponse) == "" {
+		t.Fatalf("the x402 payment refused by the 400 does not pay a valid call: %d %s", r.status, r.body)
+	}
+}
+
+// TestPaywallHead: HEAD on a paid route is refused with 405 and Allow: GET
+// before the paywall (a HEAD answer has no body: charging it sells
+// nothing); HEAD on a free route answers as GET without a body.
+func TestPaywallHead(t *testing.T) {
+	var st *countingStore
+	f := newPayFixtureWith(t, payOptions{wrapStore: func(s ledger.Store) ledger.Store { st = &countingStore{Store: s}; return st }})
+	key, err := f.store.CreateKey(t.Context(), 10*symbolPrice, "test", "grant-head")
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := func(target string, h map[string]string) *http.Response {
+		t.Helper()
+		req := httptest.NewRequest(http.MethodHead, target, nil)
+		for k, v := range h {
+			req.Header.Set(k, v)
+		}
+		resp, err := f.app.Test(req, fiber.TestConfig{Timeout: 60 * time.Second, FailOnTimeout: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	q := quoteOf(t, f.get(t, paidTarget, nil))
+	pay := header(t, x402test.Pay(t, f.payer, q.Accepts[0], time.Now(), time.Minute))
+	for _, target := range []string{paidTarget, "/api/v1/intelligence/summary", "/api/v1/intelligence/candles/BTCUSD", "/api/v1/datasets/BTCUSD"} {
+		for _, h := range []map[string]string{nil, {paywall.HeaderAPIKey: key}, pay} {
+			if r := head(target, h); r.StatusCode != 405 || r.Header.Get(fiber.HeaderAllow) != "GET" || r.Header.Get(x402.HeaderPaymentRequired) != "" {
+				t.Fatalf("HEAD %s: %d Allow=%q", target, r.StatusCode, r.Header.Get(fiber.HeaderAllow))
+			}
+		}
+	}
+	if d, n := st.debits.Load(), st.nonces.Load(); d != 0 || n != 0 {
+		t.Fatalf("HEAD reached the paywall: %d debits, %d nonces", d, n)
+	}
+	if b, err := f.store.KeyBalance(t.Context(), key); err != nil || b != 10*symbolPrice {
+		t.Fatalf("balance %d after HEADs (%v)", b, err)
+	}
+	if payer, payTo := f.balances(t); payer != f.paid || payTo != 0 {
+		t.Fatalf("balances moved: payer %d, payTo %d", payer, payTo)
+	}
+	for _, target := range []string{"/healthz", "/pricing", "/coverage"} {
+		if r := head(target, nil); r.StatusCode != 200 {
+			t.Fatalf("HEAD %s (free): %d", target, r.StatusCode)
+		}
+	}
+}
+
+// TestPaywallLocalChecksBeforeFacilitator: what the service can check
+// itself — nonce used, validity window, amount, payee, signature — is
+// checked before the settlement backend's Verify (a facilitator's
+// /verify): a replayed, expired, underpaid or misaddressed payment never
+// leaves the service.
+func TestPaywallLocalChecksBeforeFacilitator(t *testing.T) {
+	var se *countingSettler
+	f := newPayFixtureWith(t, payOptions{wrapSettler: func(s x402.Settler) x402.Settler { se = &countingSettler{Settler: s}; return se }})
+	req := quoteOf(t, f.get(t, paidTarget, nil)).Accepts[0]
+	now := time.Now()
+	p := x402test.Pay(t, f.payer, req, now, time.Minute)
+	if r := f.get(t, paidTarget, header(t, p)); r.status != 200 {
+		t.Fatalf("payment: %d %s", r.status, r.body)
+	}
+	if n := se.verifies.Load(); n != 1 {
+		t.Fatalf("%d verifications for one payment", n)
+	}
+	bad := map[string]*x402.PaymentPayload{"replayed": p}
+	a := x402test.Authorization(f.payer, req, now, time.Minute)
+	a.ValidBefore = big.NewInt(now.Add(-time.Second).Unix()).String()
+	bad["expired"] = x402test.Signed(t, f.payer, req, a)
+	a = x402test.Authorization(f.payer, req, now, time.Minute)
+	a.Value = "1"
+	bad["underpaid"] = x402test.Signed(t, f.payer, req, a)
+	a = x402test.Authorization(f.payer, req, now, time.Minute)
+	a.To = crypto.PubkeyToAddress(f.payer.PublicKey).Hex()
+	bad["other payee"] = x402test.Signed(t, f.payer, req, a)
+	for name, p := range bad {
+		r := f.get(t, paidTarget, header(t, p))
+		if quoteOf(t, r); r.decoded["symbol"] != nil {
+			t.Fatalf("%s: served %s", name, r.body)
+		}
+		if n := se.verifies.Load(); n != 1 {
+			t.Fatalf("%s (%s) reached the facilitator's verify", name, r.decoded["error"])
+		}
+	}
+	if r := f.get(t, paidTarget, header(t, p)); r.decoded["error"] != "invalid_exact_evm_nonce_already_used" {
+		t.Fatalf("replay: %s", r.body)
 	}
 }

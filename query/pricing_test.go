@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -131,4 +132,60 @@ func TestPricingRoutesMatchOpenAPI(t *testing.T) {
 	check("/api/v1/intelligence/BTCUSD", 402)
 	check("/api/v1/intelligence", 402)
 	check("/api/v1/intelligence/BTCUSD", 429)
+}
+
+// TestMCPPriced: /pricing and openapi.json price POST /mcp as the spec does
+// (§4.8: 0.01 for the route as listed) and list what it serves free:
+// initialize, tools/list and the free tools get_market_preview,
+// get_signal_track_record_summary and get_data_coverage.
+func TestMCPPriced(t *testing.T) {
+	s := newPricedServer(t, 3)
+	want := []string{"initialize", "tools/list", "tools/call get_market_preview", "tools/call get_signal_track_record_summary", "tools/call get_data_coverage"}
+	hasAll := func(where string, got []any) {
+		t.Helper()
+		for _, w := range want {
+			if !slices.Contains(got, any(w)) {
+				t.Errorf("%s: free calls %v lack %q", where, got, w)
+			}
+		}
+		for _, g := range got {
+			if !slices.Contains(want, g.(string)) {
+				t.Errorf("%s: free call %v is not free in the spec", where, g)
+			}
+		}
+	}
+	_, _, body := do(t, s.App(), http.MethodGet, "/pricing")
+	var pricing struct {
+		Routes []map[string]any `json:"routes"`
+	}
+	if err := json.Unmarshal([]byte(body), &pricing); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, r := range pricing.Routes {
+		if r["method"] == "POST" && r["path"] == "/mcp" {
+			found = true
+			if r["priceUsd"] != "0.01" || r["priceMicroUsd"] != 10_000.0 {
+				t.Errorf("/pricing: POST /mcp at %v (%v), want 0.01", r["priceUsd"], r["priceMicroUsd"])
+			}
+			fc, _ := r["freeCalls"].([]any)
+			hasAll("/pricing", fc)
+		}
+	}
+	if !found {
+		t.Fatalf("/pricing has no POST /mcp: %s", body)
+	}
+	_, _, doc := do(t, s.App(), http.MethodGet, openapi.Path)
+	var d struct {
+		Paths map[string]map[string]map[string]any `json:"paths"`
+	}
+	if err := json.Unmarshal([]byte(doc), &d); err != nil {
+		t.Fatal(err)
+	}
+	op := d.Paths["/mcp"]["post"]
+	if op["x-price-usd"] != "0.01" || op["x-price-micro-usd"] != 10_000.0 {
+		t.Errorf("openapi.json: POST /mcp at %v (%v), want 0.01", op["x-price-usd"], op["x-price-micro-usd"])
+	}
+	fc, _ := op["x-free-calls"].([]any)
+	hasAll("openapi.json", fc)
 }

@@ -14,6 +14,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/marketintel/mi/operators"
 	"github.com/marketintel/mi/pipeline/sources/token"
 	tokenroutes "github.com/marketintel/mi/query/token"
 	"log/slog"
@@ -70,6 +71,10 @@ type Deps struct {
 	// routes manage (query/subscriptions). Nil answers 404 (unavailable)
 	// on those routes.
 	Alerts *alerts.Dispatcher
+	// Events are the alert events whose detector runs in this instance
+	// (the stages register them): the only events an alert subscription
+	// may name, marked live in /coverage. Nil: none.
+	Events *operators.LiveEvents
 
 	// History reads the Parquet history (candles, datasets, query,
 	// backtest, track record; docs/history.md). Nil answers those routes
@@ -156,7 +161,7 @@ func (s *Server) table() []api.Operation {
 	ops := s.live.Operations()
 	ops = append(ops, s.operations()...)
 	ops = append(ops, history.NewRoutes(s.d.History, s.d.Now).Operations()...)
-	ops = append(ops, subscriptions.New(s.d.Alerts).Operations()...)
+	ops = append(ops, subscriptions.New(s.d.Alerts, s.d.Events).Operations()...)
 	ops = append(ops, paywall.NewCredits(s.d.Ledger, s.d.Now, s.d.Logger).Operations()...)
 	ops = append(ops, news.New(s.d.News).Operations()...)
 	ops = append(ops, sec.NewRoutes(s.d.SEC).Operations()...)

@@ -4,6 +4,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -27,6 +28,7 @@ import (
 	"github.com/marketintel/mi/pipeline/sources"
 	"github.com/marketintel/mi/query"
 	"github.com/marketintel/mi/query/history"
+	"github.com/marketintel/mi/sinks/alerts"
 	"github.com/marketintel/mi/sinks/newsview"
 	"github.com/marketintel/mi/sinks/views"
 )
@@ -38,6 +40,8 @@ const usage = `mi — Market Intelligence Service
 
 Usage:
   mi run [flags]          every role in one process: sources, operators, views, API
+  mi ingest|process|sink|alerts|serve --kafka-brokers LIST [flags]
+                          one role as its own process against a Kafka cluster (docs/deploy.md)
   mi bench pipeline [flags]  end-to-end throughput through the embedded broker
   mi bench serve [--symbols N]  the API over N synthetic symbols, for wrk
   mi backfill --source sim|replay:PATH --from DATE --to DATE   history day files, in process
@@ -75,7 +79,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var err error
 	switch args[0] {
 	case "run":
-		err = cmdRun(ctx, args[1:])
+		err = cmdRun(ctx, "run", nil, args[1:])
+	case "ingest", "process", "sink", "alerts", "serve":
+		err = cmdRun(ctx, args[0], roleCommands[args[0]], args[1:]) // roles.go
 	case "bench":
 		err = cmdBench(ctx, args[1:])
 	case "backfill":
@@ -152,8 +158,10 @@ func newLogger(format string) (*slog.Logger, error) {
 	return nil, fmt.Errorf("cannot use --log-format %q: accepted values are text, json", format)
 }
 
-func cmdRun(ctx context.Context, args []string) (err error) {
-	fs := flag.NewFlagSet("mi run", flag.ContinueOnError)
+// cmdRun runs mi run (every role, or those of --roles) or, with fixed
+// roles, one role command (mi process, ...; see roles.go).
+func cmdRun(ctx context.Context, name string, fixed []string, args []string) (err error) {
+	fs := flag.NewFlagSet("mi "+name, flag.ContinueOnError)
 	dataDir := fs.String("data-dir", "./data", "data directory (embedded broker logs, ground truth)")
 	httpAddr := fs.String("http-addr", ":8080", "address of the HTTP API")
 	pay := addPaymentFlags(fs)         // payments.go
@@ -174,11 +182,17 @@ func cmdRun(ctx context.Context, args []string) (err error) {
 	checkpoint := fs.Duration("checkpoint-interval", time.Second, "how often the operators commit their state, positions and consumer offsets (10ms to 1m); outputs commit every poll either way, and the outputs never depend on it")
 	flushEvery := fs.Duration("parquet-flush-interval", 30*time.Second, "how often the Parquet sink writes its buffered rows to part files and commits its offsets (100ms to 1h); the day files never depend on it")
 	retention := fs.String("retention", "on", "candle retention: on rolls 1m day files up to 5m after 7 days, 15m after 30, 1h after 180, by the wall clock, hourly; off keeps every 1m candle (use it when replaying old captures for research)")
-	roles := fs.String("roles", "", "comma-separated roles to run: ingest, process, views, parquet, news (default all); the API always runs")
+	session := fs.Duration("group-session-timeout", 45*time.Second, "how long the operators' consumer group waits for a silent instance before moving its partitions to the others (6s to 5m; the brokers' group.min/max.session.timeout.ms bound it too)")
+	roles := fs.String("roles", "", "comma-separated roles to run: ingest, process, views, parquet, news, alerts (default all); the query API runs with views")
+	opsAddr := fs.String("ops-addr", "", "address of the operations port: /healthz, /readyz (caught-up consumption) and /metrics of the process's roles; empty turns it off")
+	readyLag := fs.Int64("ready-lag", 10_000, "readiness: the most records a role's consumer group may be behind and still be ready")
 	newsRetention := fs.Duration("news-retention", newsview.DefaultRetention, "how far back from the newest item the news view keeps items (the day files keep everything); the offline demo, whose captures span years, sets it longer")
 	newsMaxAge := fs.Duration("news-alert-max-age", 24*time.Hour, "news and sec_filing alerts only for items read at most this long after publication (docs/news.md); negative: no limit (replays of old captures)")
 	insidersAsOf := fs.String("sec-insiders-as-of", "", "compute the insiders answers as of this day (YYYY-MM-DD) or time (RFC 3339) instead of the current time; a demo setting (the offline demo's Form 4 captures are from 2022), shown in every answer's asOf and methodology")
 	logFormat := fs.String("log-format", "text", "log format: text or json")
+	if fixed != nil {
+		*opsAddr = ":9090"
+	}
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -210,6 +224,9 @@ func cmdRun(ctx context.Context, args []string) (err error) {
 			return err
 		}
 	}
+	if *session < 6*time.Second || *session > 5*time.Minute {
+		return fmt.Errorf("cannot use --group-session-timeout %s: accepted range 6s to 5m", *session)
+	}
 	if *checkpoint < 10*time.Millisecond || *checkpoint > time.Minute {
 		return fmt.Errorf("cannot use --checkpoint-interval %s: accepted range 10ms to 1m", *checkpoint)
 	}
@@ -222,12 +239,15 @@ func cmdRun(ctx context.Context, args []string) (err error) {
 	}
 	var rl []string
 	if *roles != "" {
+		if fixed != nil {
+			return fmt.Errorf("cannot use --roles with mi %s: it runs the %s role; use mi run --roles for a mix", name, fixed[0])
+		}
 		for _, r := range strings.Split(*roles, ",") {
 			switch r {
-			case "ingest", "process", "views", "parquet", "news":
+			case "ingest", "process", "views", "parquet", "news", "alerts":
 				rl = append(rl, r)
 			default:
-				return fmt.Errorf("cannot use --roles %q: accepted roles are ingest, process, views, parquet, news", *roles)
+				return fmt.Errorf("cannot use --roles %q: accepted roles are ingest, process, views, parquet, news, alerts", *roles)
 			}
 		}
 	}
@@ -235,6 +255,13 @@ func cmdRun(ctx context.Context, args []string) (err error) {
 	if *brokers != "" {
 		bl = strings.Split(*brokers, ",")
 	}
+	if fixed != nil {
+		if len(bl) == 0 {
+			return fmt.Errorf("cannot run mi %s without --kafka-brokers: a role runs on its own only against a Kafka cluster (mi run runs every role on the embedded broker)", name)
+		}
+		rl = fixed
+	}
+	has := func(role string) bool { return rl == nil || slices.Contains(rl, role) }
 	ocfg := operators.DefaultConfig()
 	ocfg.LatenessCEX, ocfg.LatenessOnchainDEX, ocfg.LatenessSolanaDEX = *latCEX, *latDEX, *latSol
 	if err := ocfg.Validate(); err != nil {
@@ -245,47 +272,32 @@ func cmdRun(ctx context.Context, args []string) (err error) {
 	stats := pipeline.NewStats()
 	proc := &pipeline.ProcessStats{}
 	progress := newProgress(os.Stderr, log)
+	// The query API runs with the views; the ledger and the alert outbox
+	// with the API and the alert dispatcher.
+	api, alerting := has("views"), has("alerts")
+	var alertsD *alerts.Dispatcher
+	var srv *query.Server
+	var viewsReady chan struct{}
 	safety, hookTLS, err := devHooks.config(pay, log)
 	if err != nil {
 		return err
 	}
-	store, paywall, err := pay.build(ctx, *dataDir, log) // payments.go
+	// The alert events whose detector runs: each stage that runs one
+	// registers its events as it is wired (docs/alerts.md, "Live events").
+	// In a split deployment (--roles, mi serve) an API instance sells the
+	// events the deployment's processing and sink roles detect with the same
+	// sources file (docs/deploy.md).
+	liveEvents := operators.NewLiveEvents()
+	if has("process") || api {
+		liveEvents.Register("signals", operators.SignalAlertEvents...) // pipeline/process.go
+	}
+	newsEvents := liveEvents
+	if !has("news") && !api {
+		newsEvents = operators.NewLiveEvents() // the news stage runs elsewhere
+	}
+	nv, newsStage, err := newsWiring(ctx, srcs, *sourcesConfig, *dataDir, *newsRetention, *newsMaxAge, newsEvents, log) // news.go
 	if err != nil {
 		return err
-	}
-	defer store.Close()
-	alertsD, err := openAlerts(ctx, store.DB(), store.Dialect(), *dataDir, safety, hookTLS, log) // see cmd/mi/alerts.go
-	if err != nil {
-		return err
-	}
-	hs, err := history.Open(history.Config{DataDir: *dataDir, MemoryLimit: *duckMemory})
-	if err != nil {
-		return err
-	}
-	defer hs.Close()
-	lv := views.NewLiquidity()                                       // follows mi.pool-events.v1 (SideViews below)
-	_, ratesSide := pipeline.RatesView(pay.operatorName)             // follows mi.rates.v1 (docs/rates.md)
-	tokens, closeChains, err := openTokenReader(*sourcesConfig, log) // cmd/mi/token.go
-	if *devChain != "" {
-		tokens, closeChains, err = startDevChain(*devChain, log) // cmd/mi/devchain.go
-	}
-	if err != nil {
-		return err
-	}
-	defer closeChains()
-	var live []sources.Source
-	if rl == nil || slices.Contains(rl, "ingest") {
-		if live, err = liveSources(srcs, *sourcesConfig, stats, log); err != nil {
-			return err
-		}
-	}
-
-	nv, newsStage, err := newsWiring(ctx, srcs, *sourcesConfig, *dataDir, *newsRetention, *newsMaxAge, log) // news.go
-	if err != nil {
-		return err
-	}
-	if newsStage != nil {
-		operators.SetLive(operators.AlertNews, operators.AlertSECFiling)
 	}
 	scfg, err := sources.LoadConfig(*sourcesConfig)
 	if err != nil {
@@ -295,33 +307,74 @@ func cmdRun(ctx context.Context, args []string) (err error) {
 	if err != nil {
 		return err
 	}
-	srv := query.New(query.Deps{Views: v, Stats: stats, Version: version, Logger: log, Paywall: paywall, Ledger: store, Liquidity: lv,
-		Alerts: alertsD, History: hs, Token: tokens, SEC: secSvc, News: nv})
+	lv := views.NewLiquidity()                           // follows mi.pool-events.v1 (SideViews below)
+	_, ratesSide := pipeline.RatesView(pay.operatorName) // follows mi.rates.v1 (docs/rates.md)
+	if api || alerting {
+		store, paywall, err := pay.build(ctx, *dataDir, log) // payments.go
+		if err != nil {
+			return err
+		}
+		defer store.Close()
+		if alertsD, err = openAlerts(ctx, store.DB(), store.Dialect(), *dataDir, safety, hookTLS, log); err != nil { // see cmd/mi/alerts.go
+			return err
+		}
+		if api {
+			hs, err := history.Open(history.Config{DataDir: *dataDir, MemoryLimit: *duckMemory})
+			if err != nil {
+				return err
+			}
+			defer hs.Close()
+			tokens, closeChains, err := openTokenReader(*sourcesConfig, log) // cmd/mi/token.go
+			if *devChain != "" {
+				tokens, closeChains, err = startDevChain(*devChain, log) // cmd/mi/devchain.go
+			}
+			if err != nil {
+				return err
+			}
+			defer closeChains()
+			srv = query.New(query.Deps{Views: v, Stats: stats, Version: version, Logger: log, Paywall: paywall, Ledger: store, Liquidity: lv,
+				Alerts: alertsD, Events: liveEvents, History: hs, Token: tokens, SEC: secSvc, News: nv})
+			viewsReady = make(chan struct{})
+		}
+	}
+	var live []sources.Source
+	if has("ingest") {
+		if live, err = liveSources(srcs, *sourcesConfig, stats, log); err != nil {
+			return err
+		}
+	}
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	errc := make(chan error, 2)
+	errc := make(chan error, 3)
+	ops := newOps(*opsAddr, *readyLag, rl, stats, proc, viewsReady, newsStage != nil, log) // roles.go
 	go func() {
 		errc <- pipeline.Run(ctx, pipeline.RunConfig{
 			DataDir: *dataDir, Sources: srcs, ReplaySpeed: sp, Brokers: bl, KafkaListen: *listen,
-			Partitions: *partitions, InstanceID: *instance, Operators: ocfg, Roles: rl, CheckpointInterval: *checkpoint,
+			Partitions: *partitions, InstanceID: *instance, Operators: ocfg, Roles: rl, SessionTimeout: *session, CheckpointInterval: *checkpoint,
 			Views: v, SideViews: append([]pipeline.SideView{pipeline.ViewOf(sidetopic.PoolEvents, lv.ApplyRecord), ratesSide}, newsSideViews(nv)...),
-			News:  newsStage,
-			Stats: stats, Proc: proc, Logger: log, Progress: progress.update,
+			ViewsReady: viewsReady,
+			News:       newsStage,
+			Stats:      stats, Proc: proc, Logger: log, Progress: progress.update,
 			Parquet: pipeline.ParquetSinkConfig{Every: every, FlushInterval: *flushEvery, InstanceID: *instance},
 			Live:    live,
 			BrokerReady: func(b []string) {
-				startAlertStages(ctx, b, alertsD, log)
-				if rl == nil || slices.Contains(rl, "parquet") {
+				if alerting {
+					startAlertStages(ctx, b, alertsD, log)
+				}
+				if has("parquet") {
 					startRatesFiles(ctx, b, *dataDir, log)
 				}
+				ops.start(ctx, b, errc)
 			},
 		})
 	}()
-	go func() {
-		log.Info("HTTP API listening", "addr", *httpAddr)
-		errc <- listenError(srv.Listen(*httpAddr), *httpAddr, "--http-addr", "HTTP_ADDR")
-	}()
+	if srv != nil {
+		go func() {
+			log.Info("HTTP API listening", "addr", *httpAddr)
+			errc <- listenError(srv.Listen(*httpAddr), *httpAddr, "--http-addr", "HTTP_ADDR")
+		}()
+	}
 	select {
 	case err = <-errc:
 	case <-ctx.Done():
@@ -329,7 +382,10 @@ func cmdRun(ctx context.Context, args []string) (err error) {
 	progress.done()
 	sctx, scancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer scancel()
-	_ = srv.Shutdown(sctx)
+	if srv != nil {
+		_ = srv.Shutdown(sctx)
+	}
+	ops.shutdown(sctx)
 	cancel()
 	if err != nil && !errors.Is(err, context.Canceled) {
 		return err
@@ -356,6 +412,8 @@ func cmdBench(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("mi bench pipeline", flag.ContinueOnError)
 	trades := fs.Int("trades", 2_000_000, "trades to push through the pipeline")
 	partitions := fs.Int("partitions", 4, "partitions of mi.trades.v1")
+	brokers := fs.String("kafka-brokers", "", "comma-separated brokers of a fresh Kafka cluster to bench on; empty uses an in-memory embedded broker")
+	instances := fs.Int("instances", 1, "operator instances in the consumer group (1 to the partition count)")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile to this file")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
@@ -374,14 +432,23 @@ func cmdBench(ctx context.Context, args []string) error {
 	if *trades < 1000 || *trades > 1_000_000_000 {
 		return fmt.Errorf("cannot use --trades %d: accepted range 1000 to 1000000000", *trades)
 	}
+	if *instances < 1 || *instances > *partitions {
+		return fmt.Errorf("cannot use --instances %d: accepted range 1 to --partitions (%d)", *instances, *partitions)
+	}
+	var bl []string
+	if *brokers != "" {
+		bl = strings.Split(*brokers, ",")
+	}
 	log, _ := newLogger("text")
 	progress := newProgress(os.Stderr, log)
 	progress.total = int64(*trades)
-	res, err := pipeline.Bench(ctx, pipeline.BenchConfig{Trades: *trades, Partitions: *partitions, Logger: log, Progress: func(n int64) { progress.update("bench", n) }})
+	res, err := pipeline.Bench(ctx, pipeline.BenchConfig{Trades: *trades, Partitions: *partitions, Brokers: bl, Instances: *instances,
+		Logger: log, Progress: func(n int64) { progress.update("bench", n) }})
 	progress.done()
 	if err != nil {
 		return err
 	}
+	fmt.Printf("broker: %s\ninstances: %d\n", cmp.Or(*brokers, "embedded"), *instances)
 	fmt.Printf("trades: %d\npartitions: %d\ningest: %.0f trades/s\noperators: %d candles, %d documents\nelapsed: %s\ntrades/s: %.0f\n",
 		res.Trades, *partitions, res.IngestRate, res.Candles, res.Documents, res.Elapsed.Round(time.Millisecond), res.Rate)
 	return nil

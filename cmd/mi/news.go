@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/marketintel/mi/operators"
 	"github.com/marketintel/mi/operators/newsclass"
 	"github.com/marketintel/mi/pipeline"
 	"github.com/marketintel/mi/pipeline/sidetopic"
@@ -24,7 +25,7 @@ const tickersTimeout = 20 * time.Second
 // "news" entry; nil, nil otherwise. The classifier's dictionary is the
 // symbol registry's coins and SEC's ticker file, read through the edgar
 // client (cached under <data>/edgar-cache).
-func newsWiring(ctx context.Context, specs []string, path, dataDir string, retention, alertMaxAge time.Duration, log *slog.Logger) (*newsview.View, *pipeline.NewsConfig, error) {
+func newsWiring(ctx context.Context, specs []string, path, dataDir string, retention, alertMaxAge time.Duration, live *operators.LiveEvents, log *slog.Logger) (*newsview.View, *pipeline.NewsConfig, error) {
 	if len(specs) > 0 && path == "" {
 		return nil, nil, nil // the live sources are off (see liveSources)
 	}
@@ -65,6 +66,12 @@ func newsWiring(ctx context.Context, specs []string, path, dataDir string, reten
 		log.Warn("news: SEC's ticker file is not available; US issuers are recognized by filings only until a restart", "err", err)
 	}
 	dict := newsclass.NewDictionary(newsfeed.Coins(), issuers)
+	// The news stage runs the news detector (pipeline/news.go): news from
+	// the feeds, sec_filing only when the source reads EDGAR's filings.
+	live.Register("news", operators.AlertNews)
+	if nc.Filings == nil || !nc.Filings.Disabled {
+		live.Register("news", operators.AlertSECFiling)
+	}
 	return newsview.New(dict, retention), &pipeline.NewsConfig{Dictionary: dict, AlertMaxAge: alertMaxAge, Logger: log}, nil
 }
 

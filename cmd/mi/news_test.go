@@ -64,7 +64,7 @@ func TestRunWithNewsSource(t *testing.T) {
 	done := make(chan error, 1)
 	data := filepath.Join(dir, "data")
 	go func() {
-		done <- cmdRun(ctx, []string{"--data-dir", data, "--http-addr", httpAddr, "--kafka-listen", "127.0.0.1:0",
+		done <- cmdRun(ctx, "run", nil, []string{"--data-dir", data, "--http-addr", httpAddr, "--kafka-listen", "127.0.0.1:0",
 			"--sources-config", cfg, "--log-format", "json", "--news-alert-max-age", "-1s", "--news-retention", "87600h",
 			"--sec-insiders-as-of", "2022-06-01"})
 	}()

@@ -101,7 +101,7 @@ func TestRunNewsAlertsDelivered(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- cmdRun(ctx, []string{"--data-dir", filepath.Join(dir, "data"), "--http-addr", httpAddr, "--kafka-listen", "127.0.0.1:0",
+		done <- cmdRun(ctx, "run", nil, []string{"--data-dir", filepath.Join(dir, "data"), "--http-addr", httpAddr, "--kafka-listen", "127.0.0.1:0",
 			"--sources-config", cfg, "--log-format", "json", "--news-alert-max-age", "-1s", "--news-retention", "87600h",
 			"--dev-allow-loopback-webhooks", "--dev-webhook-ca", ca})
 	}()

@@ -32,6 +32,10 @@ type paymentFlags struct {
 	rpc                                              stringList
 }
 
+// databaseURLEnv holds the ledger database URL when --database-url is not
+// given (a Kubernetes Secret, docs/deploy.md).
+const databaseURLEnv = "MI_DATABASE_URL"
+
 // defaultNetworks are the networks quoted by default (spec §5.1).
 var defaultNetworks = []string{x402.NetworkBase, x402.NetworkPolygon, x402.NetworkArbitrum, x402.NetworkSolana}
 
@@ -46,7 +50,7 @@ func addPaymentFlags(fs *flag.FlagSet) *paymentFlags {
 	fs.StringVar(&p.facilitatorURL, "facilitator-url", "https://x402.org/facilitator", "x402 facilitator base URL (/verify, /settle); an auth header may be given in MI_FACILITATOR_AUTH as \"Name: value\"")
 	fs.StringVar(&p.relayerKeyFile, "relayer-key-file", "", "file holding the hex private key the relayer sends transferWithAuthorization from (settlement=relayer)")
 	fs.Var(&p.rpc, "rpc-url", "NETWORK=URL of an EVM JSON-RPC node, repeatable (relayer settlement, EIP-1271 sign-in)")
-	fs.StringVar(&p.databaseURL, "database-url", "", "ledger database: postgres://… for PostgreSQL; empty uses SQLite in the data directory")
+	fs.StringVar(&p.databaseURL, "database-url", os.Getenv(databaseURLEnv), "ledger database: postgres://… for PostgreSQL; empty uses SQLite in the data directory (default from $"+databaseURLEnv+", so a password stays out of the command line)")
 	fs.IntVar(&p.unpaidPerMinute, "unpaid-per-minute", 120, "unpaid requests (bare 402s) allowed per client IP and minute; negative disables the limit")
 	fs.StringVar(&p.operatorName, "operator-name", "Market Intelligence Service operator", "operator shown by /transparency")
 	fs.StringVar(&p.operatorURL, "operator-url", "", "operator web site shown by /transparency")

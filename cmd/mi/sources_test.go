@@ -99,7 +99,7 @@ func TestRunWithSourcesConfig(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- cmdRun(ctx, []string{"--data-dir", filepath.Join(dir, "data"), "--http-addr", httpAddr,
+		done <- cmdRun(ctx, "run", nil, []string{"--data-dir", filepath.Join(dir, "data"), "--http-addr", httpAddr,
 			"--kafka-listen", "127.0.0.1:0", "--sources-config", cfg, "--log-format", "json"})
 	}()
 	defer func() {

@@ -24,6 +24,7 @@ package sidetopic
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"google.golang.org/protobuf/proto"
 
@@ -43,16 +44,24 @@ type Topic[T proto.Message] struct {
 	// Compacted keeps only the last record per key (a topic of latest
 	// values); the default keeps every record (a topic of events).
 	Compacted bool
+	// Retention bounds how long the broker keeps a record of a topic of
+	// events (retention.ms); zero keeps every record, which a view that
+	// rebuilds by reading the topic from the start needs unless a shorter
+	// history is all it serves.
+	Retention time.Duration
 }
 
 // Spec is the untyped description of a topic, for creating it.
 type Spec struct {
 	Name, DLQ string
 	Compacted bool
+	Retention time.Duration
 }
 
 // Spec returns the topic's description.
-func (t Topic[T]) Spec() Spec { return Spec{Name: t.Name, DLQ: t.DLQ(), Compacted: t.Compacted} }
+func (t Topic[T]) Spec() Spec {
+	return Spec{Name: t.Name, DLQ: t.DLQ(), Compacted: t.Compacted, Retention: t.Retention}
+}
 
 // DLQ returns the dead-letter topic of t: "mi.<name>.dlq.v<version>", as
 // mi.trades.dlq.v1 is to mi.trades.v1.

@@ -32,6 +32,10 @@ type ParamError struct {
 	// description of the accepted range.
 	Accepted []string
 	Range    string
+	// NotFound marks a path parameter whose value makes the path no route
+	// at all (a symbol segment that cannot be a symbol): the server
+	// answers 404 not_found instead of 400.
+	NotFound bool
 }
 
 // Error implements error.

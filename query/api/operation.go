@@ -86,6 +86,10 @@ type Body struct {
 	// Fields are the parameter names a 400 about the body may carry, e.g.
 	// "body", "url", "events".
 	Fields []string
+	// Check validates the body before the paywall (nil: the handler
+	// checks it, after payment); it may keep what it parsed in the
+	// request's locals for the handler.
+	Check func(c fiber.Ctx) *ParamError
 }
 
 // Response is one documented answer.
@@ -260,10 +264,18 @@ func CheckTable(ops []Operation) error {
 }
 
 // Validated returns the operation's handler behind the up-front check of
-// its parameters, in declaration order: the first rejected one answers 400
-// and the handler does not run. now is the clock the date parameters are
-// checked against.
+// its parameters and body (Validate).
 func (op Operation) Validated(now func() time.Time) fiber.Handler {
+	return op.Validate(now, op.Handler)
+}
+
+// Validate returns next behind the up-front check of the operation's
+// parameters, in declaration order, then of its body (Body.Check): the
+// first rejected one answers 400 and next does not run. Mount puts it
+// outside the paywall, so a rejected call is answered before anything is
+// debited, reserved or verified. now is the clock the date parameters are
+// checked against.
+func (op Operation) Validate(now func() time.Time, next fiber.Handler) fiber.Handler {
 	type check struct {
 		in    In
 		name  string
@@ -275,18 +287,43 @@ func (op Operation) Validated(now func() time.Time) fiber.Handler {
 			checks = append(checks, check{s.In, s.Name, s.Check})
 		}
 	}
-	next := op.Handler
-	if len(checks) == 0 {
+	var body func(fiber.Ctx) *ParamError
+	if op.Body != nil {
+		body = op.Body.Check
+	}
+	if len(checks) == 0 && body == nil {
 		return next
 	}
 	return func(c fiber.Ctx) error {
 		for _, ch := range checks {
 			if e := ch.check(Raw(c, ch.in, ch.name), now); e != nil {
+				if e.NotFound {
+					return fiber.ErrNotFound // not a route: the server's 404 not_found
+				}
+				return SendParamError(c, e)
+			}
+		}
+		if body != nil {
+			if e := body(c); e != nil {
 				return SendParamError(c, e)
 			}
 		}
 		return next(c)
 	}
+}
+
+// CheckParams checks the operation's parameters in declaration order with
+// the raw values get returns (the MCP tool server checks a tool call's
+// arguments this way before its paywall); nil when every one is valid.
+func (op Operation) CheckParams(get func(in In, name string) string, now func() time.Time) *ParamError {
+	for _, p := range op.Params {
+		if s := p.Spec(); s.Check != nil {
+			if e := s.Check(get(s.In, s.Name), now); e != nil {
+				return e
+			}
+		}
+	}
+	return nil
 }
 
 // RegistrationOrder returns ops with every path that has parameters after
@@ -308,14 +345,36 @@ func RegistrationOrder(ops []Operation) []Operation {
 	return out
 }
 
-// Mount registers ops on app in registration order, each handler behind the
-// validation of its parameters and, when wrap is not nil, wrapped by it.
+// Mount registers ops on app in registration order: each handler wrapped
+// by wrap (when not nil: the paywall), behind the validation of its
+// parameters and body, so an invalid call is refused before the paywall
+// debits or reserves anything. A GET operation also answers HEAD: a free
+// one as GET does (the body is not sent), a paid one with 405 and Allow:
+// GET (HeadRefused), never running the paywall or the handler.
 func Mount(app *fiber.App, ops []Operation, now func() time.Time, wrap func(op Operation, h fiber.Handler) fiber.Handler) {
 	for _, op := range RegistrationOrder(ops) {
-		h := op.Validated(now)
+		h := op.Handler
 		if wrap != nil {
 			h = wrap(op, h)
 		}
+		h = op.Validate(now, h)
 		app.Add([]string{op.Method}, op.Path, h)
+		if op.Method == fiber.MethodGet {
+			head := h
+			if op.Paid() {
+				head = HeadRefused
+			}
+			app.Add([]string{fiber.MethodHead}, op.Path, head)
+		}
 	}
+}
+
+// HeadRefused answers HEAD on a paid route: 405 method_not_allowed with
+// Allow: GET, not charged. A HEAD answer carries no body, so charging for
+// one would sell nothing; answering it for free would run the paid work
+// for free.
+func HeadRefused(c fiber.Ctx) error {
+	c.Set(fiber.HeaderAllow, fiber.MethodGet)
+	return SendError(c, fiber.StatusMethodNotAllowed, "method_not_allowed",
+		"HEAD is not served on a paid route: it would be charged and carry no body; use GET")
 }

@@ -105,16 +105,23 @@ func TestValidated(t *testing.T) {
 	}
 	f("/api/v1/things/btcusd", 200, "BTCUSD 5m")
 	f("/api/v1/things/btcusd?window=1m", 200, "BTCUSD 1m")
-	f("/api/v1/things/btc$?window=1h", 400, `"parameter":"symbol"`) // symbol is declared first
+	// A path segment that is no symbol makes the path no route: 404, before
+	// the window is looked at (symbol is declared first).
+	f("/api/v1/things/btc$?window=1h", 404, "Not Found")
+	f("/api/v1/things/opportunities", 404, "Not Found")
+	f("/api/v1/things/pre-trade?window=1h", 404, "Not Found")
+	f("/api/v1/things/rndr-usdt?window=1m", 200, "RENDERUSD 1m") // read as its canonical symbol
 	f("/api/v1/things/btcusd?window=1h", 400, `{"error":"invalid_parameter","parameter":"window","message":"window must be one of 1m, 5m","accepted":["1m","5m"],"charged":false}`)
-	if ran != 2 {
-		t.Fatalf("the handler ran %d times, want 2 (never on a rejected parameter)", ran)
+	if ran != 3 {
+		t.Fatalf("the handler ran %d times, want 3 (never on a rejected parameter)", ran)
 	}
 }
 
 // TestChecksDoNotAllocate: the up-front check of a valid value allocates
 // nothing, so validation adds no garbage to the hot routes (the handler's
-// Get makes the one copy it needs).
+// Get makes the one copy it needs). A path symbol is checked without
+// allocating in its canonical spelling; another spelling is resolved by
+// symbols.Canonical.
 func TestChecksDoNotAllocate(t *testing.T) {
 	now := time.Now
 	f := func(p Param, raw string) {
@@ -127,7 +134,8 @@ func TestChecksDoNotAllocate(t *testing.T) {
 			t.Fatalf("checking %s=%q allocates %v times", p.Spec().Name, raw, n)
 		}
 	}
-	f(Symbol{In: InPath}, "btcusd")
+	f(Symbol{In: InPath}, "BTCUSD")
+	f(Symbol{}, "btcusd")
 	f(Symbols{Required: true}, "btcusd,ETHUSD,brk.b")
 	f(Enum{Name: "window", Values: []string{"1m", "5m", "15m"}, Default: "5m"}, "15m")
 	f(Int{Name: "limit", Min: 1, Max: 1000, Default: 20}, "250")

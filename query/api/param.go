@@ -8,6 +8,7 @@ import (
 
 	"github.com/gofiber/fiber/v3"
 
+	"github.com/marketintel/mi/pipeline/symbols"
 	"github.com/marketintel/mi/query/schema"
 )
 
@@ -240,6 +241,15 @@ const (
 
 // Symbol is one symbol, case-insensitive, upper-cased when read: 1 to 32
 // letters, digits, '.', '-' and '_'.
+//
+// A path symbol is a segment of the path, so a value that cannot name a
+// symbol (symbols.Canonical: not a covered symbol, an alias, a venue
+// spelling or a USD pair) makes the path no route at all: its check
+// answers 404 not_found (ParamError.NotFound), before any paywall, and
+// never the symbol route's 402 or 400. So /api/v1/intelligence/opportunities
+// is not taken for a symbol, and a route added later at such a path needs
+// no special case. A path symbol is read as its canonical symbol
+// ("rndrusd" and "RNDR-USDT" read RENDERUSD, "tslausd" reads TSLA).
 type Symbol struct {
 	Name     string // "symbol" when empty
 	In       In     // InQuery when empty
@@ -260,7 +270,14 @@ func (p Symbol) Spec() ParamSpec {
 	in := inOr(p.In)
 	return ParamSpec{Name: p.name(), In: in, Desc: p.Desc, Required: p.Required || in == InPath, Schema: s, ToolSchema: s,
 		Check: func(raw string, _ func() time.Time) *ParamError {
-			if validSymbol(raw) || raw == "" && !p.Required && in != InPath {
+			if in == InPath {
+				if _, covered := symbols.LookupAsset(raw); covered {
+					return nil // a canonical covered symbol: no allocation
+				}
+				_, e := p.parse(raw)
+				return e
+			}
+			if validSymbol(raw) || raw == "" && !p.Required {
 				return nil // valid: checked without the copy Get makes
 			}
 			_, e := p.parse(raw)
@@ -268,18 +285,32 @@ func (p Symbol) Spec() ParamSpec {
 		}}
 }
 
-// Get returns the symbol in upper case ("" when an optional symbol is
-// absent); it never aliases the request, so it may be retained.
+// Get returns the symbol in upper case, a path symbol canonical ("" when
+// an optional symbol is absent); it never aliases the request, so it may
+// be retained.
 func (p Symbol) Get(c fiber.Ctx) string { return must(p.parse(Raw(c, inOr(p.In), p.name()))) }
 
 func (p Symbol) parse(raw string) (string, *ParamError) {
-	if raw == "" && !p.Required && inOr(p.In) != InPath {
+	in := inOr(p.In)
+	if raw == "" && !p.Required && in != InPath {
 		return "", nil
 	}
 	s, e := ParseSymbol(raw)
 	if e != nil {
 		e.Param = p.name()
 		e.Message = p.name() + " must be " + symbolRange
+	}
+	if in == InPath {
+		if e != nil {
+			e.NotFound = true
+			return "", e
+		}
+		c, _, ok := symbols.Canonical(s)
+		if !ok {
+			return "", &ParamError{Param: p.name(), NotFound: true, Range: symbolRange,
+				Message: strconv.Quote(raw) + " is not a symbol: no route"}
+		}
+		return c, nil
 	}
 	return s, e
 }

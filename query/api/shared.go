@@ -11,5 +11,5 @@ var (
 		Desc: "Analysis window: the trailing 1, 5 or 15 minutes."}
 	// SymbolPath is the {symbol} path parameter.
 	SymbolPath = Symbol{In: InPath,
-		Desc: "Symbol, case-insensitive (upper-cased before lookup), e.g. BTCUSD, ETHUSD, TSLA or BRK.B; GET /coverage (tool get_data_coverage) lists the covered symbols."}
+		Desc: "Symbol, case-insensitive, as a covered symbol, an alias or a venue spelling (read as its canonical symbol: rndrusd is RENDERUSD, BTC-USDT is BTCUSD), e.g. BTCUSD, ETHUSD or TSLA; GET /coverage (tool get_data_coverage) lists the covered symbols. A segment that is no symbol at all makes the path no route: 404 not_found, never charged or quoted."}
 )

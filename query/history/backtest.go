@@ -110,13 +110,13 @@ func (o Outcome) Direction() float64 {
 }
 
 // priceSQL is the slim cross-venue price series the backtest and the track
-// record score on: per (symbol, candle start) the USD-volume-weighted close
-// (plain mean without volume), the highest high and the lowest low of the
+// record score on: per (symbol, candle start) the close of the leading
+// venue (leadKey), the highest high and the lowest low of the
 // stored candles as they are (no roll-up: every stored interval is at least
 // a minute), with the candle end. Parameters: files, symbols, from, to.
 const priceSQL = `
 SELECT symbol, ts, max(ts + to_seconds(CASE interval WHEN '1m' THEN 60 WHEN '5m' THEN 300 WHEN '15m' THEN 900 ELSE 3600 END)) AS cend,
-       coalesce(sum(close * volume_usd) / nullif(sum(volume_usd), 0), avg(close)) AS close,
+       arg_min(close, ` + leadKey + `) AS close,
        max(high) AS high, min(low) AS low
 FROM ` + readCandles + `
 WHERE list_contains(?::VARCHAR[], symbol) AND ts >= ?::TIMESTAMPTZ AND ts < ?::TIMESTAMPTZ

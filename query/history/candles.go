@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/apache/arrow-go/v18/arrow"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -55,18 +56,23 @@ FROM (
 ), (SELECT ?::BIGINT AS w) p
 WHERE list_contains(?::VARCHAR[], symbol) AND ts >= ?::TIMESTAMPTZ AND ts < ?::TIMESTAMPTZ`
 
+// leadKey is datasets.Leads in SQL: over the venue rows of one bucket,
+// arg_min(x, leadKey) is x of the leading venue — the largest USD volume
+// (NULL and NaN rank as 0), ties to the venue name that sorts first —
+// among the rows where x is not NULL (Go skips NaN the same way).
+const leadKey = `(-coalesce(nullif(volume_usd::DOUBLE, 'NaN'::DOUBLE), 0), venue)`
+
 // crossVenue aggregates the venue rows of venueRollup per (symbol, bucket)
-// by the rule of docs/history.md: sums of volumes and counts, high the
-// highest and low the lowest venue price, open and close the USD-volume
-// weighted mean of the venues' open and close (the plain mean when no
-// volume), VWAP from the summed notional, buy pressure from the summed
-// aggressor volumes.
+// by the rule of docs/history.md (datasets.CrossVenueRule): sums of
+// volumes and counts, high the highest and low the lowest venue price,
+// open and close those of the leading venue (leadKey), VWAP from the
+// summed notional, buy pressure from the summed aggressor volumes.
 const crossVenue = `
 WITH v AS (` + venueRollup + `)
 SELECT symbol, '' AS venue, '' AS venue_kind, '' AS chain, ts, max(width) AS width,
-       coalesce(sum(open * volume_usd) / nullif(sum(volume_usd), 0), avg(open)) AS open,
+       arg_min(open, ` + leadKey + `) AS open,
        max(high) AS high, min(low) AS low,
-       coalesce(sum(close * volume_usd) / nullif(sum(volume_usd), 0), avg(close)) AS close,
+       arg_min(close, ` + leadKey + `) AS close,
        sum(volume) AS volume, sum(volume_usd) AS volume_usd, sum(buy_volume) AS buy_volume,
        sum(sell_volume) AS sell_volume, sum(buy_volume_usd) AS buy_volume_usd,
        sum(sell_volume_usd) AS sell_volume_usd,
@@ -238,28 +244,54 @@ func (s *Store) LatestCandles(ctx context.Context, symbol, interval string, limi
 
 // Symbols returns the distinct symbols of every stored candle file, sorted.
 func (s *Store) Symbols(ctx context.Context) ([]string, error) {
+	syms, _, err := s.listing(ctx, nil)
+	return syms, err
+}
+
+// Offered returns, sorted, the symbols and the venues with stored candles
+// of the given venue kinds (what the datasets route sells: on-chain
+// venues), from day files and staging parts alike.
+func (s *Store) Offered(ctx context.Context, venueKinds []string) (symbols, venues []string, err error) {
+	return s.listing(ctx, venueKinds)
+}
+
+// listing returns the distinct symbols and venues of the stored candles,
+// of the given venue kinds (every kind when nil).
+func (s *Store) listing(ctx context.Context, venueKinds []string) (symbols, venues []string, err error) {
 	var files []string
 	for _, iv := range datasets.Intervals {
 		cs := s.candleFiles(iv, "", "")
 		files = append(files, cs.files...)
 	}
 	if len(files) == 0 {
-		return []string{}, nil
+		return []string{}, []string{}, nil
 	}
 	slices.Sort(files)
 	files = slices.Compact(files)
-	rows, err := s.db.QueryContext(ctx, `SELECT DISTINCT symbol FROM read_parquet(?::VARCHAR[]) ORDER BY symbol`, files)
+	q, args := `SELECT DISTINCT symbol, venue FROM `+readCandles, []any{files}
+	if venueKinds != nil {
+		q += ` WHERE venue_kind IN (SELECT unnest(?::VARCHAR[]))`
+		args = append(args, venueKinds)
+	}
+	rows, err := s.db.QueryContext(ctx, q, args...)
 	if err != nil {
-		return nil, fmt.Errorf("cannot list symbols: %w", err)
+		return nil, nil, fmt.Errorf("cannot list symbols: %w", err)
 	}
 	defer rows.Close()
-	out := []string{}
+	syms, vens := map[string]bool{}, map[string]bool{}
 	for rows.Next() {
-		var sym string
-		if err := rows.Scan(&sym); err != nil {
-			return nil, fmt.Errorf("cannot list symbols: %w", err)
+		var sym, venue string
+		if err := rows.Scan(&sym, &venue); err != nil {
+			return nil, nil, fmt.Errorf("cannot list symbols: %w", err)
 		}
-		out = append(out, sym)
+		syms[sym], vens[venue] = true, true
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, nil, fmt.Errorf("cannot list symbols: %w", err)
+	}
+	symbols, venues = slices.Sorted(maps.Keys(syms)), slices.Sorted(maps.Keys(vens))
+	if symbols == nil {
+		symbols, venues = []string{}, []string{}
+	}
+	return symbols, venues, nil
 }

@@ -50,11 +50,12 @@ func TestCandlesAcrossVenuesAndRollup(t *testing.T) {
 		t.Fatalf("got %d candles, want 3: %+v", len(res.Candles), res.Candles)
 	}
 	x := res.Candles[0]
-	// open: USD-weighted (100*100 + 200*600)/700; high max; low min; volume sum.
-	if !near(x.Open, (100*100+200*600)/700.0) || x.High != 200 || x.Low != 100 || x.Volume != 4 || x.VolumeUSD != 700 {
+	// open and close: the leading venue's (uniswap, 600 USD against 100);
+	// high max; low min; volume sum.
+	if x.Open != 200 || x.High != 200 || x.Low != 100 || x.Volume != 4 || x.VolumeUSD != 700 {
 		t.Errorf("cross-venue candle %+v", x)
 	}
-	if !near(x.Close, (105*100+200*600)/700.0) || !near(x.VWAP, (100*1+200*3)/4.0) || x.TradeCount != 4 {
+	if x.Close != 200 || !near(x.VWAP, (100*1+200*3)/4.0) || x.TradeCount != 4 {
 		t.Errorf("cross-venue close/vwap/count %+v", x)
 	}
 	if !near(res.Candles[1].BuyPressure, 75) || res.Candles[2].Close != 130 {

@@ -3,6 +3,7 @@ package history
 import (
 	"context"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/marketintel/mi/datasets"
@@ -68,4 +69,21 @@ func (s *Store) CachedSymbols(ctx context.Context) ([]string, error) {
 	}
 	s.syms, s.symAt = syms, time.Now()
 	return slices.Clone(syms), nil
+}
+
+// CachedOffered is Offered, reused for 30 seconds (wall clock) while the
+// venue kinds asked for are the same: the free catalog reads it on every
+// call.
+func (s *Store) CachedOffered(ctx context.Context, venueKinds []string) (symbols, venues []string, err error) {
+	s.symMu.Lock()
+	defer s.symMu.Unlock()
+	key := strings.Join(venueKinds, ",")
+	if s.offSyms != nil && s.offKey == key && time.Since(s.offAt) < symbolCacheTTL {
+		return slices.Clone(s.offSyms), slices.Clone(s.offVenues), nil
+	}
+	if symbols, venues, err = s.Offered(ctx, venueKinds); err != nil {
+		return nil, nil, err
+	}
+	s.offSyms, s.offVenues, s.offKey, s.offAt = symbols, venues, key, time.Now()
+	return slices.Clone(symbols), slices.Clone(venues), nil
 }

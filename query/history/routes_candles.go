@@ -13,12 +13,6 @@ import (
 
 const priceCandles = 5_000
 
-// crossVenueRule is the aggregation rule of the candles route, also in
-// docs/history.md.
-const crossVenueRule = "cross-venue: volumes, notionals and counts summed; high the highest and low the lowest venue price; " +
-	"open and close the USD-volume-weighted mean of the venues' open and close; vwap = sum(price*size)/sum(size) over all venues; " +
-	"buyPressure = 100*buyVolumeUsd/(buyVolumeUsd+sellVolumeUsd), 50 without aggressor volume"
-
 var (
 	candleLimitParam = api.Int{Name: "limit", Desc: "Number of candles, the latest, decimal without sign.",
 		Min: 1, Max: maxCandleLimit, Default: defaultCandleLimit}
@@ -68,7 +62,7 @@ func (rt *Routes) handleCandles(c fiber.Ctx) error {
 		b = append(b, `,"resolutions":`...)
 		b = jsonw.AppendStrings(b, res.Resolutions)
 		b = append(b, `,"aggregation":`...)
-		b = jsonw.AppendString(b, crossVenueRule)
+		b = jsonw.AppendString(b, datasets.CrossVenueRule)
 		b = append(b, `,"candles":[`...)
 		for i, cd := range res.Candles {
 			if i > 0 {

@@ -2,6 +2,7 @@ package history
 
 import (
 	"bytes"
+	"slices"
 	"strconv"
 	"time"
 
@@ -27,10 +28,10 @@ var (
 	datasetFormatParam = api.Enum{Name: "format", Values: datasetFormats, Default: "json",
 		Desc: "json, csv (text/csv with a Content-Disposition file name) or parquet."}
 	datasetCatalogSchema = schema.Named{Name: "DatasetCatalog", Schema: schema.Object("Body of GET /api/v1/datasets.", schema.Obj{
-		{"symbols", schema.Described(schema.Array(schema.String), "Symbols with stored candles, sorted.")},
-		{"venues", schema.Described(schema.Array(schema.String), "Venue partitions with stored candles, sorted.")},
-		{"venueKinds", schema.Described(schema.Array(schema.String), "Venue kinds the datasets route answers.")},
-		{"dates", schema.Described(schema.Array(schema.Obj{{"type", "string"}, {"format", "date"}}), "UTC days with candles at any resolution, oldest first.")},
+		{"symbols", schema.Described(schema.Array(schema.String), "Symbols with stored candles of an on-chain venue (what GET /api/v1/datasets/{symbol} sells), sorted.")},
+		{"venues", schema.Described(schema.Array(schema.String), "On-chain venues (kinds onchain_dex, solana_dex) with stored candles, sorted; never an exchange.")},
+		{"venueKinds", schema.Described(schema.Array(schema.Enum(datasetVenueKinds...)), "Venue kinds the datasets route answers.")},
+		{"dates", schema.Described(schema.Array(schema.Obj{{"type", "string"}, {"format", "date"}}), "UTC days with on-chain candles at any resolution, oldest first.")},
 		{"resolutions", schema.Described(schema.Array(schema.Object("A stored candle interval.", schema.Obj{
 			{"interval", schema.Enum(datasets.Intervals...)},
 			{"firstDate", schema.Obj{{"type", "string"}, {"format", "date"}}},
@@ -90,14 +91,18 @@ func (rt *Routes) datasetOperations() []api.Operation {
 
 // handleDatasetCatalog serves GET /api/v1/datasets.
 func (rt *Routes) handleDatasetCatalog(c fiber.Ctx) error {
+	// The catalog offers what the dataset route sells: the symbols, venues,
+	// days and resolutions of on-chain venues (datasetVenueKinds), never
+	// an exchange's.
 	var cat datasets.Catalog
 	symbols := []string{}
 	if rt.store != nil {
-		cat = datasets.ScanCatalog(rt.store.Root())
-		var err error
-		if symbols, err = rt.store.CachedSymbols(c.Context()); err != nil {
+		syms, venues, err := rt.store.CachedOffered(c.Context(), datasetVenueKinds)
+		if err != nil {
 			return err
 		}
+		symbols = syms
+		cat = datasets.ScanCatalogOf(rt.store.Root(), func(v string) bool { return slices.Contains(venues, v) })
 	}
 	now := rt.now()
 	return api.SendRendered(c, fiber.StatusOK, func(b []byte) []byte {

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/marketintel/mi/datasets"
 )
 
 // pricePoint is one cross-venue candle of priceSQL: start and end in Unix
@@ -20,45 +22,42 @@ type pricePoint struct {
 
 // venuePriceSQL reads the stored candles the backtest scores on, venue by
 // venue: the symbol's 1-based position in the bound list, start and end in
-// Unix microseconds, close, USD volume, high and low, ordered by symbol and
-// start (the venues of a start are adjacent; combinePrices makes them the
-// cross-venue candle of priceSQL). Sorting the rows is much cheaper in
-// DuckDB than grouping them by (symbol, start) first. Parameters: the
-// symbol list, files, symbols, from, to.
+// Unix microseconds, close, USD volume, high and low, ordered by symbol,
+// start and venue (the venues of a start are adjacent, in name order;
+// priceAcc makes them the cross-venue candle of priceSQL). Sorting the
+// rows is much cheaper in DuckDB than grouping them by (symbol, start)
+// first. Parameters: the symbol list, files, symbols, from, to.
 const venuePriceSQL = `
 SELECT list_position(?::VARCHAR[], symbol)::BIGINT AS si, epoch_us(ts) AS us,
   epoch_us(ts) + 1000000 * CASE interval WHEN '1m' THEN 60 WHEN '5m' THEN 300 WHEN '15m' THEN 900 ELSE 3600 END AS ce,
   close::DOUBLE AS close, volume_usd::DOUBLE AS volume_usd, high::DOUBLE AS high, low::DOUBLE AS low
 FROM ` + readCandles + `
 WHERE list_contains(?::VARCHAR[], symbol) AND ts >= ?::TIMESTAMPTZ AND ts < ?::TIMESTAMPTZ
-ORDER BY si, us`
+ORDER BY si, us, venue`
 
-// priceAcc combines the venue rows of one (symbol, start) by priceSQL's
-// rule, NULLs (NaN here) included: the end is the latest; the close is
-// sum(close × USD volume) / sum(USD volume) over the rows that have them,
-// or the mean of the closes when that is undefined (no volume, or no row
-// with both); high the highest, low the lowest.
+// priceAcc combines the venue rows of one (symbol, start), met in venue
+// name order, by priceSQL's rule, NULLs (NaN here) included: the end is
+// the latest; the close is that of the leading venue among the rows with a
+// close (datasets.Leads: the largest USD volume, and of equal volumes the
+// first met, whose name sorts first); high the highest, low the lowest.
 type priceAcc struct {
 	p                      pricePoint
-	num, den, sum          float64
-	hasNum, hasDen         bool
-	closes                 int
+	leadUSD                float64
+	hasClose               bool
 	hasHigh, hasLow, begun bool
 }
 
 func (a *priceAcc) add(us, end int64, close, vu, high, low float64) {
 	if !a.begun {
-		*a = priceAcc{p: pricePoint{us: us, end: end, high: math.NaN(), low: math.NaN()}, begun: true}
+		*a = priceAcc{p: pricePoint{us: us, end: end, close: math.NaN(), high: math.NaN(), low: math.NaN()}, begun: true}
 	}
 	a.p.end = max(a.p.end, end)
-	if !math.IsNaN(close) && !math.IsNaN(vu) {
-		a.num, a.hasNum = a.num+close*vu, true
-	}
-	if !math.IsNaN(vu) {
-		a.den, a.hasDen = a.den+vu, true
-	}
 	if !math.IsNaN(close) {
-		a.sum, a.closes = a.sum+close, a.closes+1
+		// Rows come in venue name order, so a later row leads only with
+		// strictly more volume: datasets.Leads without the names.
+		if v := datasets.LeadVolume(vu); !a.hasClose || v > a.leadUSD {
+			a.p.close, a.leadUSD, a.hasClose = close, v, true
+		}
 	}
 	if !math.IsNaN(high) {
 		if !a.hasHigh || high > a.p.high {
@@ -76,17 +75,8 @@ func (a *priceAcc) add(us, end int64, close, vu, high, low float64) {
 
 // point ends the candle: its cross-venue values.
 func (a *priceAcc) point() pricePoint {
-	p := a.p
-	switch {
-	case a.hasNum && a.hasDen && a.den != 0:
-		p.close = a.num / a.den
-	case a.closes > 0:
-		p.close = a.sum / float64(a.closes)
-	default:
-		p.close = math.NaN()
-	}
 	a.begun = false
-	return p
+	return a.p
 }
 
 // qualifyingSQL selects the qualifying signals of Methodology: BULLISH or

@@ -63,9 +63,13 @@ type Store struct {
 	// memoryBytes is MemoryLimit in bytes, for sizing batches.
 	memoryBytes int64
 
-	symMu sync.Mutex
+	symMu sync.Mutex // guards the two listings below
 	symAt time.Time
 	syms  []string
+
+	offKey             string // venue kinds of offSyms and offVenues
+	offAt              time.Time
+	offSyms, offVenues []string
 }
 
 // Open opens an in-process DuckDB configured by c. It creates nothing on

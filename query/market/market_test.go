@@ -60,10 +60,10 @@ func TestPercentileRanks(t *testing.T) {
 
 func TestMarket(t *testing.T) {
 	docs := []*schemas.IntelligenceDocument{
-		mdoc("AAA", 10, 80, 70, signalBullish),
-		mdoc("BBB", 20, 20, 30, signalBearish),
-		mdoc("CCC", 30, 65, 60, signalBullish),
-		mdoc("DDD", 40, 50, 50, signalNeutral),
+		mdoc("AAAUSD", 10, 80, 70, signalBullish),
+		mdoc("BBBUSD", 20, 20, 30, signalBearish),
+		mdoc("CCCUSD", 30, 65, 60, signalBullish),
+		mdoc("DDDUSD", 40, 50, 50, signalNeutral),
 	}
 	docs[0].ConfidenceScore, docs[1].ConfidenceScore, docs[2].ConfidenceScore = 80, 90, 10
 	docs[3].AnomalyScore, docs[3].BuyPressure = 70, math.NaN()
@@ -71,7 +71,7 @@ func TestMarket(t *testing.T) {
 	docs[1].Observations = &schemas.Observations{Quality: &schemas.Quality{Venues: []string{"binance"}}}
 	// Stale: last trade 20m01s before the newest one (now − 1s) in 5m;
 	// without last_trade_time_ns the timestamp counts.
-	stale := mdoc("OLD", 99, 99, 99, signalBullish)
+	stale := mdoc("OLDUSD", 99, 99, 99, signalBullish)
 	stale.LastTradeTimeNs = testNow.Add(-20*time.Minute - 2*time.Second).UnixNano()
 	noLast := mdoc("TS", 1, 50, 50, signalNeutral)
 	noLast.LastTradeTimeNs, noLast.TimestampNs = 0, testNow.Add(-21*time.Minute).UnixNano()
@@ -93,8 +93,8 @@ func TestMarket(t *testing.T) {
 	for _, d := range m.docs {
 		syms = append(syms, d.Symbol)
 	}
-	if g := strings.Join(syms, " "); g != "AAA BBB CCC DDD EDGE" || m.stale != 2 {
-		t.Fatalf("covered %s, stale %d; want AAA BBB CCC DDD EDGE, 2", g, m.stale)
+	if g := strings.Join(syms, " "); g != "AAAUSD BBBUSD CCCUSD DDDUSD EDGE" || m.stale != 2 {
+		t.Fatalf("covered %s, stale %d; want AAAUSD BBBUSD CCCUSD DDDUSD EDGE, 2", g, m.stale)
 	}
 	got := fmt.Sprintf("bull %d bear %d breadth %v/%v avgBP %v avgPC %v avgMom %v unusual %d highConf %d regime %s source %s fresh %d..%d",
 		m.bullish, m.bearish, m.bullishBreadth, m.bearishBreadth, m.avgBuyPressure, m.avgPriceChange, m.avgMomentum,
@@ -114,13 +114,13 @@ func TestMarket(t *testing.T) {
 			t.Fatalf("%s percentiles %s, want %s", symbol, got, want)
 		}
 	}
-	// Activity: EDGE 1 < AAA 10 < BBB 20 < CCC 30 < DDD 40. Momentum: BBB 20
-	// < DDD = EDGE 50 < CCC 65 < AAA 80. Buy pressure: DDD NaN < BBB 30 <
-	// EDGE 50 < CCC 60 < AAA 70.
-	f("AAA", "25 100 100")
-	f("BBB", "50 0 25")
-	f("CCC", "75 75 75")
-	f("DDD", "100 37.5 0")
+	// Activity: EDGE 1 < AAAUSD 10 < BBBUSD 20 < CCCUSD 30 < DDDUSD 40. Momentum: BBBUSD 20
+	// < DDDUSD = EDGE 50 < CCCUSD 65 < AAAUSD 80. Buy pressure: DDDUSD NaN < BBBUSD 30 <
+	// EDGE 50 < CCCUSD 60 < AAAUSD 70.
+	f("AAAUSD", "25 100 100")
+	f("BBBUSD", "50 0 25")
+	f("CCCUSD", "75 75 75")
+	f("DDDUSD", "100 37.5 0")
 	f("EDGE", "0 37.5 50")
 
 	// The 1m and 15m rules.
@@ -160,14 +160,14 @@ func TestRegimeOf(t *testing.T) {
 }
 
 func TestMarketRoutes(t *testing.T) {
-	a := mdoc("AAA", 10, 80, 70, signalBullish)
+	a := mdoc("AAAUSD", 10, 80, 70, signalBullish)
 	a.AnomalyScore, a.EventType, a.ConfidenceScore = 75, "BREAKOUT", 60
-	b := mdoc("BBB", 20, 20, 30, signalBearish)
+	b := mdoc("BBBUSD", 20, 20, 30, signalBearish)
 	b.AnomalyScore, b.EventType, b.ConfidenceScore = 90, "BREAKDOWN", 80
-	c := mdoc("CCC", 2, 65, 60, signalBullish)
+	c := mdoc("CCCUSD", 2, 65, 60, signalBullish)
 	c.AnomalyScore = 99
-	d := mdoc("DDD", 40, 50, 40, signalNeutral)
-	old := mdoc("OLD", 99, 99, 99, signalBullish)
+	d := mdoc("DDDUSD", 40, 50, 40, signalNeutral)
+	old := mdoc("OLDUSD", 99, 99, 99, signalBullish)
 	old.LastTradeTimeNs = testNow.Add(-time.Hour).UnixNano()
 	app := newTestServer(a, b, c, d, old).App()
 
@@ -186,14 +186,14 @@ func TestMarketRoutes(t *testing.T) {
 			t.Fatalf("GET %s: %s, want %s", target, g, want)
 		}
 	}
-	symbols("/api/v1/intelligence", "DDD BBB AAA CCC")
-	symbols("/api/v1/intelligence/top-activity?limit=2", "DDD BBB")
-	symbols("/api/v1/intelligence/top-momentum", "AAA CCC DDD BBB")
-	symbols("/api/v1/intelligence/unusual", "BBB AAA")
-	symbols("/api/v1/intelligence/unusual?minTrades=0&minAnomaly=76", "CCC BBB")
-	symbols("/api/v1/intelligence/events", "BBB AAA")
-	symbols("/api/v1/intelligence/buying", "AAA CCC")
-	symbols("/api/v1/intelligence/buying?minBuyPressure=0&limit=3", "AAA CCC DDD")
+	symbols("/api/v1/intelligence", "DDDUSD BBBUSD AAAUSD CCCUSD")
+	symbols("/api/v1/intelligence/top-activity?limit=2", "DDDUSD BBBUSD")
+	symbols("/api/v1/intelligence/top-momentum", "AAAUSD CCCUSD DDDUSD BBBUSD")
+	symbols("/api/v1/intelligence/unusual", "BBBUSD AAAUSD")
+	symbols("/api/v1/intelligence/unusual?minTrades=0&minAnomaly=76", "CCCUSD BBBUSD")
+	symbols("/api/v1/intelligence/events", "BBBUSD AAAUSD")
+	symbols("/api/v1/intelligence/buying", "AAAUSD CCCUSD")
+	symbols("/api/v1/intelligence/buying?minBuyPressure=0&limit=3", "AAAUSD CCCUSD DDDUSD")
 	symbols("/api/v1/intelligence/top-activity?window=1m", "")
 
 	body := func(target string, wantStatus int, want string) {
@@ -203,21 +203,21 @@ func TestMarketRoutes(t *testing.T) {
 			t.Fatalf("GET %s:\ngot:  %d %s\nwant: %d %s", target, status, got, wantStatus, want)
 		}
 	}
-	body("/api/v1/intelligence/snapshot/aaa", 200, `{"symbol":"AAA","window":"5m","price":0,"priceChangePercent":0,"buyPressure":70,"signal":"BULLISH","signalStrength":"LOW","confidenceScore":60,"timestamp":"2024-08-08T12:00:00.000Z"}`)
-	body("/api/v1/intelligence/snapshot/OLD", 200, `{"symbol":"OLD","window":"5m","price":0,"priceChangePercent":0,"buyPressure":99,"signal":"BULLISH","signalStrength":"LOW","confidenceScore":0,"timestamp":"2024-08-08T12:00:00.000Z"}`)
-	body("/api/v1/intelligence/snapshot/OLD?window=1m", 404, `{"error":"no_data","message":"no 1m intelligence for OLD; coveredSymbols lists the symbols with data","symbol":"OLD","coveredSymbols":["AAA","BBB","CCC","DDD","OLD"],"charged":false}`)
-	body("/api/v1/intelligence/selling?limit=1", 200, `{"window":"5m","maxBuyPressure":40,"symbolsCovered":4,"sellingSymbols":2,"results":[{"symbol":"BBB","price":0,"priceChangePercent":0,"buyPressure":30,"volume":200,"tradeCount":20,"signal":"BEARISH","confidenceScore":80,"eventType":"BREAKDOWN","relativeBuyPressurePercentile":0}],"timestamp":"2024-08-08T12:00:00.000Z"}`)
-	body("/api/v1/intelligence/compare?symbols=nope,old", 200, `{"window":"5m","results":[{"symbol":"NOPE","status":"no_data","message":"no 5m intelligence for NOPE"},{"symbol":"OLD","status":"no_data","message":"no fresh 5m intelligence for OLD: its last trade is older than 20m0s"}]}`)
+	body("/api/v1/intelligence/snapshot/aaausd", 200, `{"symbol":"AAAUSD","window":"5m","price":0,"priceChangePercent":0,"buyPressure":70,"signal":"BULLISH","signalStrength":"LOW","confidenceScore":60,"timestamp":"2024-08-08T12:00:00.000Z"}`)
+	body("/api/v1/intelligence/snapshot/OLDUSD", 200, `{"symbol":"OLDUSD","window":"5m","price":0,"priceChangePercent":0,"buyPressure":99,"signal":"BULLISH","signalStrength":"LOW","confidenceScore":0,"timestamp":"2024-08-08T12:00:00.000Z"}`)
+	body("/api/v1/intelligence/snapshot/OLDUSD?window=1m", 404, `{"error":"no_data","message":"no 1m intelligence for OLDUSD; coveredSymbols lists the symbols with data","symbol":"OLDUSD","coveredSymbols":["AAAUSD","BBBUSD","CCCUSD","DDDUSD","OLDUSD"],"charged":false}`)
+	body("/api/v1/intelligence/selling?limit=1", 200, `{"window":"5m","maxBuyPressure":40,"symbolsCovered":4,"sellingSymbols":2,"results":[{"symbol":"BBBUSD","price":0,"priceChangePercent":0,"buyPressure":30,"volume":200,"tradeCount":20,"signal":"BEARISH","confidenceScore":80,"eventType":"BREAKDOWN","relativeBuyPressurePercentile":0}],"timestamp":"2024-08-08T12:00:00.000Z"}`)
+	body("/api/v1/intelligence/compare?symbols=nope,oldusd", 200, `{"window":"5m","results":[{"symbol":"NOPE","status":"no_data","message":"no 5m intelligence for NOPE"},{"symbol":"OLDUSD","status":"no_data","message":"no fresh 5m intelligence for OLDUSD: its last trade is older than 20m0s"}]}`)
 	body("/api/v1/intelligence/regime?window=15m", 200, `{"window":"15m","regime":"NO_DATA","symbolsCovered":0,"bullishBreadthPercent":0,"bearishBreadthPercent":0,"averageBuyPressure":0,"averagePriceChangePercent":0,"averageMomentumScore":0,"highConfidenceSignals":0,"unusualActivity":0,"topLeaders":[],"topActivityConcentration":[],"timestamp":"2024-08-08T12:00:00.000Z"}`)
 	body("/api/v1/intelligence/summary?window=1m", 200, `{"window":"1m","symbolsCovered":0,"bullishSymbols":0,"bearishSymbols":0,"neutralSymbols":0,"bullishBreadthPercent":0,"bearishBreadthPercent":0,"averageBuyPressure":0,"averagePriceChangePercent":0,"unusualActivitySymbols":0,"regime":"NO_DATA","topMomentum":[],"topActivity":[],"topBuying":[],"topSelling":[],"events":[],"dataFreshness":{"freshestMs":0,"oldestMs":0},"staleSymbols":0,"source":"mi-pipeline","timestamp":"2024-08-08T12:00:00.000Z"}`)
 
 	// Compare: compact documents in request order, a repeat answered once.
-	_, _, got := do(t, app, http.MethodGet, "/api/v1/intelligence/compare?symbols=ccc,AAA,ccc")
+	_, _, got := do(t, app, http.MethodGet, "/api/v1/intelligence/compare?symbols=cccusd,AAAUSD,cccusd")
 	m := buildMarket("5m", []*schemas.IntelligenceDocument{a, b, c, d}, testNow)
-	mc, _ := m.get("CCC")
-	ma, _ := m.get("AAA")
-	want := `{"window":"5m","results":[{"symbol":"CCC","status":"ok","data":` + string(AppendCompactDocument(nil, mc)) +
-		`},{"symbol":"AAA","status":"ok","data":` + string(AppendCompactDocument(nil, ma)) + `}]}`
+	mc, _ := m.get("CCCUSD")
+	ma, _ := m.get("AAAUSD")
+	want := `{"window":"5m","results":[{"symbol":"CCCUSD","status":"ok","data":` + string(AppendCompactDocument(nil, mc)) +
+		`},{"symbol":"AAAUSD","status":"ok","data":` + string(AppendCompactDocument(nil, ma)) + `}]}`
 	if got != want {
 		t.Fatalf("compare:\ngot:  %s\nwant: %s", got, want)
 	}
@@ -247,7 +247,7 @@ func TestMarketRoutes(t *testing.T) {
 		sum.BearishSymbols, sum.NeutralSymbols, sum.UnusualActivitySymbols, sum.StaleSymbols, sum.Regime, sum.Source,
 		names(sum.TopMomentum), names(sum.TopActivity), names(sum.TopBuying), names(sum.TopSelling), names(sum.Events),
 		sum.DataFreshness.FreshestMs, sum.DataFreshness.OldestMs)
-	if w := "4 2 1 1 3 1 BULLISH mi-pipeline | AAA CCC DDD BBB | DDD BBB AAA CCC | AAA CCC | BBB DDD | BBB AAA | 1000 1000"; g != w {
+	if w := "4 2 1 1 3 1 BULLISH mi-pipeline | AAAUSD CCCUSD DDDUSD BBBUSD | DDDUSD BBBUSD AAAUSD CCCUSD | AAAUSD CCCUSD | BBBUSD DDDUSD | BBBUSD AAAUSD | 1000 1000"; g != w {
 		t.Fatalf("summary:\ngot:  %s\nwant: %s", g, w)
 	}
 }
@@ -278,7 +278,6 @@ func TestMarketParams(t *testing.T) {
 	f("/api/v1/intelligence/compare?symbols=A,", "symbols", syms)
 	f("/api/v1/intelligence/compare?symbols="+strings.Repeat("A,", 20)+"A", "symbols", syms)
 	f("/api/v1/intelligence/compare?symbols=%C3%A9", "symbols", syms)
-	f("/api/v1/intelligence/snapshot/a%20b", "symbol", `"1 to 32 characters: letters, digits, '.', '-', '_' (case-insensitive)"`)
 
 	// Accepted edge values.
 	for _, target := range []string{
@@ -347,7 +346,7 @@ func TestAppendCompactDocument(t *testing.T) {
 // and one 21 minutes behind the newest is stale.
 func TestMarketStalenessFollowsTheData(t *testing.T) {
 	day := testNow.Add(-24 * time.Hour)
-	a, b, c := mdoc("AAA", 10, 60, 60, signalBullish), mdoc("BBB", 5, 40, 40, signalBearish), mdoc("OLD", 1, 50, 50, signalNeutral)
+	a, b, c := mdoc("AAAUSD", 10, 60, 60, signalBullish), mdoc("BBBUSD", 5, 40, 40, signalBearish), mdoc("OLDUSD", 1, 50, 50, signalNeutral)
 	a.LastTradeTimeNs = day.UnixNano()
 	b.LastTradeTimeNs = day.Add(-5 * time.Minute).UnixNano()
 	c.LastTradeTimeNs = day.Add(-21 * time.Minute).UnixNano()

@@ -49,7 +49,7 @@ var previewSchema = schema.Named{Name: "Preview", Schema: schema.Object("Free de
 	{"candles", schema.Described(schema.Array(schema.Object("One 5m candle aggregated across venues.", schema.Obj{
 		{"start", schema.Described(schema.DateTime, "Start of the candle (UTC, a multiple of 5 minutes).")},
 		{"end", schema.Described(schema.DateTime, "End of the candle, exclusive.")},
-		{"close", schema.Described(schema.Obj{{"type", []string{"number", "null"}}}, "Close of the last minute with trades (USD-volume-weighted over venues); carried from earlier candles when this one has no trades; null when unknown.")},
+		{"close", schema.Described(schema.Obj{{"type", []string{"number", "null"}}}, "Close of the last minute with trades (the leading venue's: most USD volume); carried from earlier candles when this one has no trades; null when unknown.")},
 		{"volumeUsd", schema.Described(schema.Obj{{"type", "number"}, {"minimum", 0}}, "USD notional traded on every venue.")},
 		{"buyPressure", schema.Described(schema.Percent(), "100 × buy USD / (buy + sell USD); 50 without sided volume.")},
 		{"tradeCount", schema.Count},

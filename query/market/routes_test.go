@@ -13,8 +13,8 @@ import (
 func TestIntelligenceSymbol(t *testing.T) {
 	btc := fullDoc()
 	btc1m := smallDoc("BTCUSD", "1m", 5, 10)
-	brk := smallDoc("BRK.B", "15m", 1, 1)
-	s := newTestServer(btc, btc1m, brk, smallDoc("ETHUSD", "5m", 2, 2))
+	spy := smallDoc("SPY", "15m", 1, 1)
+	s := newTestServer(btc, btc1m, spy, smallDoc("ETHUSD", "5m", 2, 2))
 	app := s.App()
 
 	f := func(target string, wantStatus int, wantBody string) {
@@ -46,12 +46,14 @@ func TestIntelligenceSymbol(t *testing.T) {
 	f("/api/v1/intelligence/BTCUSD?window=", 200, btcBody)
 	f("/api/v1/intelligence/BTCUSD?foo=bar&window=5m&limit=nonsense", 200, btcBody)
 	f("/api/v1/intelligence/BTCUSD?window=1m", 200, fromMarket("BTCUSD", "1m"))
-	f("/api/v1/intelligence/brk.b?window=15m", 200, fromMarket("BRK.B", "15m"))
+	f("/api/v1/intelligence/spy?window=15m", 200, fromMarket("SPY", "15m"))
+	f("/api/v1/intelligence/SPY-USD?window=15m", 200, fromMarket("SPY", "15m"))   // a venue spelling reads the canonical symbol
+	f("/api/v1/intelligence/xbt-usdt?window=1m", 200, fromMarket("BTCUSD", "1m")) // an alias too
 
 	noData := func(symbol, window string) string {
 		return `{"error":"no_data","message":"no ` + window + ` intelligence for ` + symbol +
 			`; coveredSymbols lists the symbols with data","symbol":"` + symbol +
-			`","coveredSymbols":["BRK.B","BTCUSD","ETHUSD"],"charged":false}`
+			`","coveredSymbols":["BTCUSD","ETHUSD","SPY"],"charged":false}`
 	}
 	f("/api/v1/intelligence/DOGEUSD", 404, noData("DOGEUSD", "5m"))
 	f("/api/v1/intelligence/dogeusd?window=1m", 404, noData("DOGEUSD", "1m"))
@@ -72,7 +74,6 @@ func TestValidation(t *testing.T) {
 	const (
 		badWindow = `{"error":"invalid_parameter","parameter":"window","message":"window must be one of 1m, 5m, 15m","accepted":["1m","5m","15m"],"charged":false}`
 		badLimit  = `{"error":"invalid_parameter","parameter":"limit","message":"limit must be an integer 1 to 100","accepted":"integer 1 to 100","charged":false}`
-		badSymbol = `{"error":"invalid_parameter","parameter":"symbol","message":"symbol must be 1 to 32 characters: letters, digits, '.', '-', '_' (case-insensitive)","accepted":"1 to 32 characters: letters, digits, '.', '-', '_' (case-insensitive)","charged":false}`
 	)
 	f := func(target, wantBody string) {
 		t.Helper()
@@ -93,10 +94,14 @@ func TestValidation(t *testing.T) {
 	}
 	// The window is checked before the limit.
 	f("/api/v1/intelligence?window=2m&limit=0", badWindow)
-	f("/api/v1/intelligence/"+strings.Repeat("A", 33), badSymbol)
-	f("/api/v1/intelligence/BTC%20USD", badSymbol)
-	f("/api/v1/intelligence/BTC$", badSymbol)
-	f("/api/v1/intelligence/%C3%A9", badSymbol)
+	// A path segment that is no symbol is no route: 404 (the server's
+	// error handler writes the not_found body; this app has Fiber's).
+	for _, target := range []string{"/api/v1/intelligence/" + strings.Repeat("A", 33), "/api/v1/intelligence/BTC%20USD",
+		"/api/v1/intelligence/BTC$", "/api/v1/intelligence/%C3%A9", "/api/v1/intelligence/opportunities", "/api/v1/intelligence/premium"} {
+		if status, _, body := do(t, app, http.MethodGet, target); status != 404 {
+			t.Fatalf("GET %s: %d %s, want 404", target, status, body)
+		}
+	}
 }
 
 var percentileRe = regexp.MustCompile(`"(market|relativeMomentum|relativeBuyPressure)Percentile":[0-9.e+-]+`)

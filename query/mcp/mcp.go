@@ -299,7 +299,8 @@ func (m *Server) handle(c fiber.Ctx) error {
 	var req struct {
 		Method string `json:"method"`
 		Params struct {
-			Name string `json:"name"`
+			Name      string          `json:"name"`
+			Arguments json.RawMessage `json:"arguments"`
 		} `json:"params"`
 	}
 	if body := bytes.TrimSpace(c.Body()); len(body) > 0 && body[0] == '{' {
@@ -311,6 +312,14 @@ func (m *Server) handle(c fiber.Ctx) error {
 	if req.Method != "tools/call" || !isPaid {
 		return m.sdk(c)
 	}
+	if t, ok := m.tool(req.Params.Name); ok {
+		if _, _, _, status, _ := m.checkCall(t, req.Params.Arguments); status != 0 {
+			// Invalid arguments: the call is answered with its tool error
+			// outside the paywall, like an invalid HTTP call (nothing is
+			// reserved or debited).
+			return m.sdk(c)
+		}
+	}
 	if err := paid(c); err != nil {
 		return err
 	}
@@ -320,6 +329,16 @@ func (m *Server) handle(c fiber.Ctx) error {
 		c.Status(fiber.StatusOK)
 	}
 	return nil
+}
+
+// tool returns the tool named name.
+func (m *Server) tool(name string) (mcpTool, bool) {
+	for _, t := range m.tools {
+		if t.name == name && t.op != nil {
+			return t, true
+		}
+	}
+	return mcpTool{}, false
 }
 
 // paidCall runs the SDK for a paid tools/call inside the paywall and
@@ -382,15 +401,9 @@ func (m *Server) run(ctx context.Context, t mcpTool, raw json.RawMessage) (int, 
 		return fiber.StatusNotImplemented, api.AppendErrorBody(nil, "not_available",
 			"the tool "+t.name+" is not available yet on this server: its data source is not connected; get_data_coverage lists the available tools")
 	}
-	args := map[string]any{}
-	if len(bytes.TrimSpace(raw)) > 0 && string(bytes.TrimSpace(raw)) != "null" {
-		if err := json.Unmarshal(raw, &args); err != nil {
-			return fiber.StatusBadRequest, api.AppendErrorBody(nil, "invalid_arguments", "arguments must be a JSON object: "+err.Error())
-		}
-	}
-	path, q, detail, err := t.request(t.op.Path, args)
-	if err != nil {
-		return fiber.StatusBadRequest, api.AppendErrorBody(nil, "invalid_arguments", err.Error())
+	path, q, detail, status, body := m.checkCall(t, raw)
+	if status != 0 {
+		return status, body
 	}
 	u := path
 	if len(q) > 0 {
@@ -407,7 +420,7 @@ func (m *Server) run(ctx context.Context, t mcpTool, raw json.RawMessage) (int, 
 		return fiber.StatusInternalServerError, api.AppendErrorBody(nil, "internal", "internal server error")
 	}
 	defer resp.Body.Close()
-	body, herr := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+	body, herr = io.ReadAll(io.LimitReader(resp.Body, 16<<20))
 	if herr != nil {
 		return fiber.StatusInternalServerError, api.AppendErrorBody(nil, "internal", "internal server error")
 	}
@@ -415,6 +428,40 @@ func (m *Server) run(ctx context.Context, t mcpTool, raw json.RawMessage) (int, 
 		body = t.compact(body)
 	}
 	return resp.StatusCode, body
+}
+
+// checkCall maps a call's raw arguments onto t's route and checks them as
+// the route checks its parameters (api.Operation.CheckParams), without
+// running anything: status 0 and the request when they are valid, else the
+// status and JSON error body the call answers (400 naming the argument or
+// parameter; 404 not_found for a path value that makes the path no route,
+// e.g. a symbol that is no symbol). handle runs it before the paywall, so
+// an invalid call is never charged.
+func (m *Server) checkCall(t mcpTool, raw json.RawMessage) (path string, q url.Values, detail string, status int, body []byte) {
+	args := map[string]any{}
+	if len(bytes.TrimSpace(raw)) > 0 && string(bytes.TrimSpace(raw)) != "null" {
+		if err := json.Unmarshal(raw, &args); err != nil {
+			return "", nil, "", fiber.StatusBadRequest, api.AppendErrorBody(nil, "invalid_arguments", "arguments must be a JSON object: "+err.Error())
+		}
+	}
+	path, q, detail, err := t.request(t.op.Path, args)
+	if err != nil {
+		return "", nil, "", fiber.StatusBadRequest, api.AppendErrorBody(nil, "invalid_arguments", err.Error())
+	}
+	get := func(in api.In, name string) string {
+		if in == api.InPath {
+			v, _ := args[name].(string)
+			return v
+		}
+		return q.Get(name)
+	}
+	if e := t.op.CheckParams(get, m.c.Now); e != nil {
+		if e.NotFound {
+			return "", nil, "", fiber.StatusNotFound, api.AppendErrorBody(nil, api.CodeNotFound, e.Message)
+		}
+		return "", nil, "", fiber.StatusBadRequest, e.AppendBody(nil)
+	}
+	return path, q, detail, 0, nil
 }
 
 // request maps tool arguments onto the route: the path with its parameters

@@ -274,8 +274,19 @@ func (pw *X402Paywall) debitWallet(c fiber.Ctx, pr *paidRoute, wallet string, ne
 	return err
 }
 
-// payWithX402 verifies the payment, reserves its nonce, runs the handler
-// and settles only a 2xx answer.
+// payloadPayer is the payer under which a non-EVM payment's nonce (the
+// hash of its payload) is reserved: the payer is known only from the
+// facilitator, and the nonce is reserved before asking it.
+const payloadPayer = "payload"
+
+// payWithX402 checks the payment locally (match, and for EVM the exact
+// authorization: payee, amount, validity window, signature), reserves its
+// nonce, then asks the settlement backend to verify it, runs the handler
+// and settles only a 2xx answer. Everything local comes first: a replayed,
+// expired, underpaid or misaddressed payment never reaches a facilitator.
+// A nonce stays reserved when the backend then refuses the payment (the
+// client signs a new authorization, with a new nonce, as x402 clients do
+// for every payment).
 func (pw *X402Paywall) payWithX402(c fiber.Ctx, pr *paidRoute, header, apiKey string, next fiber.Handler) error {
 	p, err := x402.DecodePaymentPayload(header)
 	if err != nil {
@@ -285,7 +296,9 @@ func (pw *X402Paywall) payWithX402(c fiber.Ctx, pr *paidRoute, header, apiKey st
 	if err != nil {
 		return pw.refuse(c, pr, err)
 	}
-	var payer, nonce string
+	// Non-EVM: the payload itself is the nonce (a Solana transaction is
+	// signed once); its payer is named by the facilitator below.
+	payer, nonce := payloadPayer, hex.EncodeToString(crypto.Keccak256(p.Payload))
 	expires := pw.c.Now().Add(24 * time.Hour)
 	if x402.IsEVM(req.Network) {
 		v, err := x402.VerifyExactEVM(p, req, pw.c.Now())
@@ -294,21 +307,19 @@ func (pw *X402Paywall) payWithX402(c fiber.Ctx, pr *paidRoute, header, apiKey st
 		}
 		payer, nonce, expires = strings.ToLower(v.Payer.Hex()), v.Nonce.Hex(), v.Expires()
 	}
-	got, err := pw.c.Settler.Verify(c.Context(), p, req)
-	if err != nil {
-		return pw.refuse(c, pr, err)
-	}
-	if payer == "" {
-		// Non-EVM: the facilitator names the payer; the payload itself is
-		// the nonce (a Solana transaction is signed once).
-		payer, nonce = got, hex.EncodeToString(crypto.Keccak256(p.Payload))
-	}
 	if err := pw.c.Store.ReserveNonce(c.Context(), req.Network, payer, nonce, expires); err != nil {
 		if errors.Is(err, ledger.ErrNonceUsed) {
 			return pw.refuse(c, pr, x402.ErrNonceUsed)
 		}
 		pw.c.Logger.Error("cannot reserve a payment nonce", "route", pr.key, "err", err)
 		return api.SendError(c, fiber.StatusInternalServerError, api.CodeInternal, "internal server error")
+	}
+	got, err := pw.c.Settler.Verify(c.Context(), p, req)
+	if err != nil {
+		return pw.refuse(c, pr, err)
+	}
+	if payer == payloadPayer {
+		payer = got
 	}
 	api.SetPayment(c, api.Payment{Method: api.MethodX402, Network: req.Network, Asset: req.Asset,
 		AssetSymbol: pr.symbols[strings.ToLower(req.Asset)], Payer: payer, APIKey: apiKey, AmountAtomic: pr.r.Price})

@@ -26,11 +26,16 @@ import (
 // Routes serve the alert subscriptions of one dispatcher.
 type Routes struct {
 	alerts *alerts.Dispatcher
+	live   *operators.LiveEvents
 }
 
 // New returns the alert routes over d; nil answers 404 (unavailable) on
-// every route: the alert resources do not exist on this server.
-func New(d *alerts.Dispatcher) *Routes { return &Routes{alerts: d} }
+// every route: the alert resources do not exist on this server. A
+// subscription may name only the events of live (those whose detector
+// runs in this instance); nil: none.
+func New(d *alerts.Dispatcher, live *operators.LiveEvents) *Routes {
+	return &Routes{alerts: d, live: live}
+}
 
 // Alert routes (spec §4.8, §5.4, §6; docs/alerts.md).
 const (
@@ -88,7 +93,7 @@ type alertSubscriptionView struct {
 	LiveEvents          []string       `json:"liveEvents"`
 }
 
-func subscriptionView(sub alerts.Subscription, secret string) alertSubscriptionView {
+func (rt *Routes) subscriptionView(sub alerts.Subscription, secret string) alertSubscriptionView {
 	nz := func(s []string) []string {
 		if s == nil {
 			return []string{}
@@ -108,7 +113,7 @@ func subscriptionView(sub alerts.Subscription, secret string) alertSubscriptionV
 		Symbols: nz(sub.Filters.Symbols), Categories: nz(sub.Filters.Categories), MinMateriality: minM,
 		Tokens: toks, Forms: nz(sub.Filters.Forms), DeliveriesLeft: sub.DeliveriesLeft,
 		ExpiresAt: sub.ExpiresAt, CreatedAt: sub.CreatedAt, ConsecutiveFailures: sub.ConsecutiveFailures,
-		LiveEvents: operators.LiveAlertEvents(),
+		LiveEvents: rt.live.Names(),
 	}
 }
 
@@ -153,6 +158,12 @@ func (rt *Routes) parseAlertCreate(ctx context.Context, body []byte) (alerts.New
 	for _, e := range b.Events {
 		if !operators.IsAlertEvent(e) {
 			return n, &api.ParamError{Param: "events", Message: "unknown event " + strconv.Quote(e), Accepted: operators.AlertEventNames}
+		}
+		if !rt.live.Live(e) {
+			// A valid event that nothing in this instance detects: selling
+			// it would sell deliveries that never come.
+			return n, &api.ParamError{Param: "events", Accepted: rt.live.Names(),
+				Message: "event " + strconv.Quote(e) + " has no detector running on this server (its data source is not configured); the accepted events are the live ones"}
 		}
 		if !slices.Contains(n.Events, e) {
 			n.Events = append(n.Events, e)
@@ -233,13 +244,35 @@ func (rt *Routes) parseAlertCreate(ctx context.Context, body []byte) (alerts.New
 	return n, nil
 }
 
+// parsedCreate is the request local where checkAlertCreate keeps the
+// parsed body for handleAlertCreate.
+type parsedCreate struct{}
+
+// checkAlertCreate validates the create body before the paywall (the
+// operation's Body.Check): an invalid body, or one naming an event that is
+// not live here, is answered 400 without charging. Without an outbox it
+// leaves the 404 to the handler.
+func (rt *Routes) checkAlertCreate(c fiber.Ctx) *api.ParamError {
+	if rt.alerts == nil {
+		return nil
+	}
+	n, perr := rt.parseAlertCreate(c.Context(), c.Body())
+	if perr == nil {
+		c.Locals(parsedCreate{}, n)
+	}
+	return perr
+}
+
 func (rt *Routes) handleAlertCreate(c fiber.Ctx) error {
 	if !rt.alertsReady(c) {
 		return nil
 	}
-	n, perr := rt.parseAlertCreate(c.Context(), c.Body())
-	if perr != nil {
-		return api.SendParamError(c, perr)
+	n, ok := c.Locals(parsedCreate{}).(alerts.NewSubscription)
+	if !ok {
+		var perr *api.ParamError
+		if n, perr = rt.parseAlertCreate(c.Context(), c.Body()); perr != nil {
+			return api.SendParamError(c, perr)
+		}
 	}
 	if p, ok := api.PaymentOf(c); ok {
 		n.Payer = p.Method
@@ -251,7 +284,7 @@ func (rt *Routes) handleAlertCreate(c fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return sendAlertJSON(c, fiber.StatusCreated, subscriptionView(sub, secret))
+	return sendAlertJSON(c, fiber.StatusCreated, rt.subscriptionView(sub, secret))
 }
 
 // alertSubscription authenticates the request; it answers 404 itself (the
@@ -275,7 +308,7 @@ func (rt *Routes) handleAlertGet(c fiber.Ctx) error {
 	if !ok {
 		return err
 	}
-	return sendAlertJSON(c, fiber.StatusOK, subscriptionView(sub, ""))
+	return sendAlertJSON(c, fiber.StatusOK, rt.subscriptionView(sub, ""))
 }
 
 func (rt *Routes) handleAlertCancel(c fiber.Ctx) error {
@@ -289,7 +322,7 @@ func (rt *Routes) handleAlertCancel(c fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return sendAlertJSON(c, fiber.StatusOK, subscriptionView(sub, ""))
+	return sendAlertJSON(c, fiber.StatusOK, rt.subscriptionView(sub, ""))
 }
 
 func (rt *Routes) handleAlertResume(c fiber.Ctx) error {
@@ -305,7 +338,7 @@ func (rt *Routes) handleAlertResume(c fiber.Ctx) error {
 	case err != nil:
 		return err
 	}
-	return sendAlertJSON(c, fiber.StatusOK, subscriptionView(sub, ""))
+	return sendAlertJSON(c, fiber.StatusOK, rt.subscriptionView(sub, ""))
 }
 
 func (rt *Routes) handleAlertTest(c fiber.Ctx) error {

@@ -94,7 +94,7 @@ func alertSubscriptionProps(withSecret bool) schema.Obj {
 		{"expiresAt", schema.DateTime},
 		{"createdAt", schema.DateTime},
 		{"consecutiveFailures", schema.Count},
-		{"liveEvents", schema.Described(schema.Array(schema.Enum(operators.AlertEventNames...)), "Events that have a detector today; the others are accepted but not produced yet.")},
+		{"liveEvents", schema.Described(schema.Array(schema.Enum(operators.AlertEventNames...)), "Events whose detector runs on this server (with its data source configured): the only events a subscription may name.")},
 	}...)
 }
 
@@ -130,7 +130,7 @@ func (rt *Routes) Operations() []api.Operation {
 		{
 			Method: fiber.MethodPost, Path: "/api/v1/alerts/subscriptions", ID: "createAlertSubscription", Price: priceAlertSubscription,
 			Summary: "Buy an alert pack (200 signed webhook deliveries, 7 days) for events of symbols; the secret is shown once.",
-			Body: &api.Body{Schema: alertRequestSchema,
+			Body: &api.Body{Schema: alertRequestSchema, Check: rt.checkAlertCreate,
 				Fields: []string{"body", "url", "events", "symbols", "categories", "minMateriality", "tokens", "forms"}},
 			Responses: []api.Response{
 				api.JSON(fiber.StatusCreated, "The subscription with its secret (shown once).", alertCreatedSchema),

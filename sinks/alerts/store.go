@@ -252,13 +252,42 @@ var migrations = []string{
 	CREATE INDEX IF NOT EXISTS alert_deliveries_sub ON alert_deliveries (subscription_id, created_at)`,
 }
 
+// migrationLockID is the PostgreSQL advisory lock that serialises
+// instances (API replicas, alert dispatchers) migrating the outbox of one
+// database at start-up.
+const migrationLockID = 0x6d695f616c7274 // "mi_alrt"
+
+// lockMigrations takes the migration lock for the rest of tx (PostgreSQL;
+// SQLite's write lock already serialises).
+func (s *Store) lockMigrations(ctx context.Context, tx *sql.Tx) error {
+	if s.dialect != DialectPostgres {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(migrationLockID)); err != nil {
+		return fmt.Errorf("cannot lock alert migrations: %w", err)
+	}
+	return nil
+}
+
 func (s *Store) migrate(ctx context.Context) error {
-	if _, err := s.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS alert_schema_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)`); err != nil {
+	// Under the lock too: concurrent CREATE TABLE IF NOT EXISTS races on
+	// PostgreSQL's catalog.
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		if err := s.lockMigrations(ctx, tx); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS alert_schema_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)`)
+		return err
+	})
+	if err != nil {
 		return fmt.Errorf("cannot create alert migrations table: %w", err)
 	}
 	for i, m := range migrations {
 		v := i + 1
 		err := s.tx(ctx, func(tx *sql.Tx) error {
+			if err := s.lockMigrations(ctx, tx); err != nil {
+				return err
+			}
 			var n int
 			if err := tx.QueryRowContext(ctx, s.q(`SELECT COUNT(*) FROM alert_schema_migrations WHERE version = ?`), v).Scan(&n); err != nil {
 				return err

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/marketintel/mi/datasets"
 	"github.com/marketintel/mi/schemas"
 )
 
@@ -88,11 +89,11 @@ func (c *Candles) prune() {
 type Bar struct {
 	// StartNs and EndNs bound the bar: [StartNs, EndNs).
 	StartNs, EndNs int64
-	// Close is the close of the bar's last minute with trades: the
-	// USD-volume-weighted mean of the venues' closes of that minute (their
-	// plain mean when all volumes are 0). A bar without trades carries the
-	// close of the latest earlier minute with trades; HasClose is false when
-	// there is none within the retention.
+	// Close is the close of the bar's last minute with trades: the close
+	// of the leading venue of that minute (datasets.Leads: the most USD
+	// volume, ties to the venue name that sorts first). A bar without
+	// trades carries the close of the latest earlier minute with trades;
+	// HasClose is false when there is none within the retention.
 	Close    float64
 	HasClose bool
 	// VolumeUSD is the USD notional of every venue's trades in the bar.
@@ -161,42 +162,23 @@ func (c *Candles) Bars(symbol string, n int, widthNs, delayNs int64) (bars []Bar
 }
 
 // closeOf returns the close of one minute across venues, and whether any
-// venue traded in it. Venues are summed in name order, so the result does
-// not depend on map order.
+// venue traded in it: the close of the leading venue among those that
+// traded (datasets.Leads, the cross-venue rule of the history routes), so
+// a single venue's close comes back as stored and the result does not
+// depend on map order.
 func closeOf(byVenue map[string]venueMinute) (float64, bool) {
-	if len(byVenue) == 0 {
-		return 0, false
-	}
-	names := make([]string, 0, len(byVenue))
-	for name := range byVenue {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	var wsum, w, sum float64
+	var lead string
+	var best venueMinute
 	traded := false
-	for _, name := range names {
-		v := byVenue[name]
+	for name, v := range byVenue {
 		if v.trades == 0 {
 			continue
 		}
-		traded = true
-		wsum += v.close * v.volumeUSD
-		w += v.volumeUSD
-		sum += v.close
-	}
-	switch {
-	case !traded:
-		return 0, false
-	case w > 0:
-		return wsum / w, true
-	}
-	n := 0
-	for _, v := range byVenue {
-		if v.trades > 0 {
-			n++
+		if !traded || datasets.Leads(v.volumeUSD, name, best.volumeUSD, lead) {
+			lead, best, traded = name, v, true
 		}
 	}
-	return sum / float64(n), true
+	return best.close, traded
 }
 
 // ClockNs returns the market clock: the newest candle end applied, 0

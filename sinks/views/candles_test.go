@@ -57,10 +57,21 @@ func TestCandlesBars(t *testing.T) {
 		candle("BTCUSD", "a", 9, 60000, 1, 1, 1),
 	}
 	f("aggregated", two, "ETHUSD", 2, 0, "0:104/800/50/7 5:104/0/50/0", 10)
-	// Minute 0 alone: the close is weighted by USD volume, (100·400 + 110·200)/600.
-	f("weighted close", two[:2], "ETHUSD", 1, 0, "-5:-/0/50/0", 1)
-	f("weighted close, later clock", append(two[:2:2], candle("TSLA", "x", 5, 1, 0, 0, 1)), "ETHUSD", 1, 0,
-		fmt.Sprintf("0:%g/600/66.66666666666667/6", (100*400+110*200)/600.0), 6)
+	// Minute 0 alone: the close is the leading venue's (a, 400 USD against
+	// 200), the cross-venue rule of the history routes (datasets.Leads).
+	f("leading close", two[:2], "ETHUSD", 1, 0, "-5:-/0/50/0", 1)
+	f("leading close, later clock", append(two[:2:2], candle("TSLA", "x", 5, 1, 0, 0, 1)), "ETHUSD", 1, 0,
+		"0:100/600/66.66666666666667/6", 6)
+	// Equal volumes: the venue name that sorts first; a venue without
+	// trades has no say; one venue's close comes back as stored.
+	tie := []*schemas.Candle{
+		candle("ETHUSD", "b", 0, 110, 100, 100, 2),
+		candle("ETHUSD", "a", 0, 105905.7, 100, 100, 2),
+		candle("ETHUSD", "c", 0, 1, 1e6, 0, 0),
+		candle("TSLA", "x", 5, 1, 0, 0, 1),
+	}
+	f("tie", tie, "ETHUSD", 1, 0, "0:105905.7/1.0004e+06/99.98000799680128/4", 6)
+	f("single venue", append(tie[1:2:2], candle("TSLA", "x", 5, 1, 0, 0, 1)), "ETHUSD", 1, 0, "0:105905.7/200/50/2", 6)
 	// The delay counts from the market clock (minute 10 → 7 → bars end at 5).
 	f("delayed", two, "ETHUSD", 2, 3, "-5:-/0/50/0 0:104/800/50/7", 7)
 	// A close carries into later empty bars, from before the first bar.

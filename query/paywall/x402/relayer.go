@@ -216,25 +216,61 @@ func (r *Relayer) send(ctx context.Context, network string, c ChainBackend, to c
 	return tx, nil
 }
 
-// wait polls for the receipt of h until ctx ends.
+// wait waits for the transaction h to be mined and visible (WaitMined).
 func (r *Relayer) wait(ctx context.Context, c ChainBackend, h common.Hash) (*types.Receipt, error) {
 	every := r.PollInterval
 	if every == 0 {
 		every = time.Second
 	}
+	receipt, err := WaitMined(ctx, c, h, every)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrSettleFailed, err)
+	}
+	return receipt, nil
+}
+
+// MinedReader is what WaitMined reads of a node.
+type MinedReader interface {
+	TransactionReceipt(ctx context.Context, h common.Hash) (*types.Receipt, error)
+	HeaderByNumber(ctx context.Context, number *big.Int) (*types.Header, error)
+}
+
+// WaitMined polls every `every` until transaction h has a receipt and the
+// node's latest block has reached the receipt's block, or ctx ends. The
+// second condition matters: go-ethereum makes a receipt findable a moment
+// before it moves its head (core.BlockChain.writeHeadBlock writes the
+// lookup entries, then the head marker), and a node behind a load
+// balancer may answer from a peer that is a block behind; a read of
+// "latest" right after the receipt alone can still see the state before
+// the transaction (a payer's balance before a mint, a payee's before a
+// settlement). After WaitMined returns, reads of "latest" on that node see
+// it.
+func WaitMined(ctx context.Context, c MinedReader, h common.Hash, every time.Duration) (*types.Receipt, error) {
 	t := time.NewTicker(every)
 	defer t.Stop()
+	var receipt *types.Receipt
 	for {
-		receipt, err := c.TransactionReceipt(ctx, h)
-		if err == nil {
-			return receipt, nil
+		if receipt == nil {
+			r, err := c.TransactionReceipt(ctx, h)
+			switch {
+			case err == nil:
+				receipt = r
+			case !errors.Is(err, ethereum.NotFound):
+				return nil, fmt.Errorf("cannot read the receipt of %s: %v", h.Hex(), err)
+			}
 		}
-		if !errors.Is(err, ethereum.NotFound) {
-			return nil, fmt.Errorf("%w: cannot read the receipt: %v", ErrSettleFailed, err)
+		if receipt != nil {
+			head, err := c.HeaderByNumber(ctx, nil)
+			if err != nil {
+				return nil, fmt.Errorf("cannot read the head block: %v", err)
+			}
+			if head.Number.Cmp(receipt.BlockNumber) >= 0 {
+				return receipt, nil
+			}
 		}
 		select {
 		case <-ctx.Done():
-			return nil, fmt.Errorf("%w: no receipt for %s: %v", ErrSettleFailed, h.Hex(), ctx.Err())
+			return nil, fmt.Errorf("transaction %s not mined and visible: %v", h.Hex(), ctx.Err())
 		case <-t.C:
 		}
 	}

@@ -109,7 +109,8 @@ func (c *Chain) produce(ctx context.Context, done chan struct{}) {
 	}
 }
 
-// transact sends data from the owner to `to` (nil deploys), mines it and
+// transact sends data from the owner to `to` (nil deploys), waits until it
+// is mined and visible to reads of the latest state (x402.WaitMined) and
 // returns the successful receipt.
 func (c *Chain) transact(t testing.TB, to *common.Address, data []byte) *types.Receipt {
 	t.Helper()
@@ -137,20 +138,16 @@ func (c *Chain) transact(t testing.TB, to *common.Address, data []byte) *types.R
 	if to == nil { // before the block producer runs
 		c.Backend.Commit()
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		r, err := c.Client.TransactionReceipt(ctx, tx.Hash())
-		if err == nil {
-			if r.Status != types.ReceiptStatusSuccessful {
-				t.Fatalf("transaction %s reverted", tx.Hash())
-			}
-			return r
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no receipt for %s: %v", tx.Hash(), err)
-		}
-		time.Sleep(10 * time.Millisecond)
+	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	r, err := x402.WaitMined(wctx, c.Client, tx.Hash(), 10*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
 	}
+	if r.Status != types.ReceiptStatusSuccessful {
+		t.Fatalf("transaction %s reverted", tx.Hash())
+	}
+	return r
 }
 
 // Mint gives amount atomic units of the token to addr.
