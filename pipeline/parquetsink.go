@@ -53,10 +53,12 @@ type ParquetSinkStats struct {
 const ParquetGroup = "mi-parquet"
 
 // ParquetTopics are the topics the Parquet sink consumes.
-var ParquetTopics = []string{schemas.TopicCandles, schemas.TopicSignalMinutes, schemas.TopicTrades, schemas.TopicSignalChanges}
+var ParquetTopics = []string{schemas.TopicCandles, schemas.TopicSignalMinutes, schemas.TopicTrades, schemas.TopicSignalChanges,
+	schemas.TopicStablecoins, schemas.TopicTokenRisk}
 
-// SinkParquet consumes mi.candles.v1, mi.signal-minutes.v1, mi.trades.v1
-// and mi.signal-changes.v1 (read committed, in a consumer group) and writes
+// SinkParquet consumes mi.candles.v1, mi.signal-minutes.v1, mi.trades.v1,
+// mi.signal-changes.v1 and the token watches' mi.stablecoins.v1 and
+// mi.token-risk.v1 (read committed, in a consumer group) and writes
 // the history datasets under cfg.DataDir through a parquet Sink until ctx
 // ends. None of them is compacted, so what it writes does not depend on how
 // far it lags behind the operators (the compacted mi.signals.v1 keeps only
@@ -141,6 +143,8 @@ func SinkParquet(ctx context.Context, cfg ParquetSinkConfig) error {
 		cd     schemas.Candle
 		doc    schemas.IntelligenceDocument
 		ch     schemas.SignalChange
+		sq     schemas.StablecoinQuote
+		tro    schemas.TokenRiskObservation
 		intern schemas.Interner
 	)
 	last := time.Now()
@@ -190,6 +194,16 @@ func SinkParquet(ctx context.Context, cfg ParquetSinkConfig) error {
 				ch.Reset()
 				if err = proto.Unmarshal(r.Value, &ch); err == nil {
 					err = sink.AddSignalChange(&ch)
+				}
+			case schemas.TopicStablecoins:
+				sq.Reset()
+				if err = proto.Unmarshal(r.Value, &sq); err == nil {
+					err = sink.AddStablecoinQuote(&sq)
+				}
+			case schemas.TopicTokenRisk:
+				tro.Reset()
+				if err = proto.Unmarshal(r.Value, &tro); err == nil {
+					err = sink.AddTokenRiskObservation(&tro)
 				}
 			}
 			if err != nil {

@@ -57,8 +57,8 @@ type RunConfig struct {
 	endRun   string
 	// Roles to run; all when empty: "ingest", "process", "views", "parquet"
 	// (the Parquet sink, when DataDir is set), "news" (the news stage, when
-	// News is set). Other roles of the process (the alert stages) run beside
-	// Run; their names are ignored here.
+	// News is set), "alerts" (here: the token watches, SideSources and
+	// SideEvents; the alert outbox and dispatcher run beside Run).
 	Roles []string
 	Views *views.Views
 	// SideViews are the views of side topics this instance serves (built
@@ -83,6 +83,13 @@ type RunConfig struct {
 	// News, when set, configures the news stage (RunNews); Brokers is
 	// filled in by Run, and DataDir when left empty.
 	News *NewsConfig
+	// SideEvents, when set, are the detectors of the side-event stage
+	// (RunSideEvents, role "alerts"): the token watches' stablecoin_depeg
+	// and token_risk_change (TokenDetectors). SideSources are live sources
+	// run with them (the token watches, which read their list from the
+	// alert store): ingested like Live, but with the alerts role.
+	SideEvents  []SideDetector
+	SideSources []sources.Source
 }
 
 // Run runs the configured roles until ctx ends or one of them fails. Finite
@@ -212,6 +219,20 @@ func Run(ctx context.Context, cfg RunConfig) error {
 				nc.Logger = log
 			}
 			return RunNews(gctx, nc)
+		})
+	}
+	if has("alerts") {
+		for _, src := range cfg.SideSources {
+			g.Go(func() error { runLive(gctx, cfg, brokers, src, txnSuffix, log); return nil })
+		}
+	} else {
+		for _, src := range cfg.SideSources {
+			_ = src.Close()
+		}
+	}
+	if has("alerts") && len(cfg.SideEvents) > 0 {
+		g.Go(func() error {
+			return RunSideEvents(gctx, SideEventsConfig{Brokers: brokers, Detectors: cfg.SideEvents, InstanceID: cfg.InstanceID, TxnSuffix: txnSuffix, Logger: log})
 		})
 	}
 	if has("parquet") && cfg.DataDir != "" {

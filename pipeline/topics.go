@@ -63,6 +63,9 @@ var Topics = append([]TopicSpec{
 	{Name: schemas.TopicEvents, Partitioned: true, Retention: RetentionEvents},
 	{Name: schemas.TopicState, Partitioned: true, Compacted: true},
 	{Name: schemas.TopicSourceOffsets, Compacted: true},
+	// The side-event stage's changelog: partition p holds the detectors'
+	// state over partition p of the side topics (RunSideEvents).
+	{Name: TopicSideState, Partitioned: true, Compacted: true},
 }, sideTopics()...)
 
 func sideTopics() []TopicSpec {

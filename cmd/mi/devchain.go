@@ -31,10 +31,14 @@ func (devDeploy) Fatalf(f string, args ...any) { panic(devFailure{fmt.Sprintf(f,
 // (internal/tokentest: Uniswap v2, the test tokens and their pools, real
 // trades through the router), and returns a token reader serving it as
 // the chain "base" (docs/token.md, "The demo's chain"). stop ends it.
-func startDevChain(addr string, log *slog.Logger) (r *token.Reader, stop func(), err error) {
+//
+// coins are the suite's stablecoins on it (USDT with its feed, USDC), for
+// the depeg watch: swapping USDT into the USDT/USDC pair through the
+// router makes the watch fire stablecoin_depeg.
+func startDevChain(addr string, reg *sources.Registry, log *slog.Logger) (r *token.Reader, coins []token.Stablecoin, stop func(), err error) {
 	c, err := chaintest.Start(chaintest.StartOptions{Seed: DevChainSeed, Addr: addr})
 	if err != nil {
-		return nil, nil, fmt.Errorf("cannot start the dev chain: %w", err)
+		return nil, nil, nil, fmt.Errorf("cannot start the dev chain: %w", err)
 	}
 	defer func() {
 		if p := recover(); p != nil {
@@ -43,14 +47,14 @@ func startDevChain(addr string, log *slog.Logger) (r *token.Reader, stop func(),
 				panic(p)
 			}
 			c.Close()
-			r, stop, err = nil, nil, fmt.Errorf("cannot deploy the token suite on the dev chain: %s", f.msg)
+			r, coins, stop, err = nil, nil, nil, fmt.Errorf("cannot deploy the token suite on the dev chain: %s", f.msg)
 		}
 	}()
 	s := tokentest.Deploy(devDeploy{}, c)
-	set, err := chain.Open([]sources.ChainConfig{{Chain: "base", RPC: c.URL, ChainID: chaintest.ChainID}}, chain.Options{})
+	set, err := chain.Open([]sources.ChainConfig{{Chain: "base", RPC: c.URL, ChainID: chaintest.ChainID}}, chain.Options{Registry: reg})
 	if err != nil {
 		c.Close()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	log.Info("dev chain serving the token suite as chain base", "rpc", c.URL, "chainId", chaintest.ChainID,
 		"plain", s.Plain.Hex(), "honeypot", s.Honeypot.Hex(), "fee", s.Fee.Hex(), "blacklist", s.Blacklist.Hex(),
@@ -60,5 +64,9 @@ func startDevChain(addr string, log *slog.Logger) (r *token.Reader, stop func(),
 	r = token.New(set, token.Options{Venues: []token.ChainVenues{{Chain: "base", WETH: s.V2.WETH,
 		Stables: []token.Stable{{Symbol: "USDC", Address: s.USDC, Decimals: 6}, {Symbol: "USDT", Address: s.USDT, Decimals: 6}},
 		Venues:  []token.Venue{{Name: "uniswap_v2", Kind: token.KindV2, Factory: s.V2.Factory}}}}})
-	return r, func() { set.Close(); c.Close() }, nil
+	coins = []token.Stablecoin{
+		{Symbol: "USDT", Chain: "base", Address: s.USDT, Decimals: 6, Feed: s.USDTFeed},
+		{Symbol: "USDC", Chain: "base", Address: s.USDC, Decimals: 6},
+	}
+	return r, coins, func() { set.Close(); c.Close() }, nil
 }

@@ -4,10 +4,12 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"math"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/marketintel/mi/pipeline/sources"
 	"github.com/marketintel/mi/pipeline/sources/token/assess"
 )
 
@@ -20,15 +22,27 @@ var devAddrs = map[string]string{
 
 // TestDevChain starts the demo chain twice: the suite lands at the same
 // addresses, and the token routes' reader answers from it (the plain
-// token LOW_RISK, the honeypot HIGH_RISK).
+// token LOW_RISK, the honeypot HIGH_RISK); the depeg watch's coins read at
+// the peg, and the chain's freshness is in the process's registry (the one
+// /status shows).
 func TestDevChain(t *testing.T) {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	ctx := context.Background()
 	var first []string
 	for run := range 2 {
-		r, stop, err := startDevChain("127.0.0.1:0", log)
+		reg := sources.NewRegistry(log, nil)
+		r, coins, stop, err := startDevChain("127.0.0.1:0", reg, log)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if len(coins) != 2 {
+			stop()
+			t.Fatalf("coins %+v", coins)
+		}
+		q, err := r.StablecoinQuote(ctx, coins[0])
+		if err != nil || q.Symbol != "USDT" || math.Abs(q.DexPrice-1) > 1e-6 || !q.HasOracle {
+			stop()
+			t.Fatalf("USDT quote %+v, %v", q, err)
 		}
 		plain, honey := common.HexToAddress(devAddrs["plain"]), common.HexToAddress(devAddrs["honeypot"])
 		rep, err := r.Risk(ctx, "base", plain)
@@ -40,6 +54,13 @@ func TestDevChain(t *testing.T) {
 		stop()
 		if err != nil {
 			t.Fatal(err)
+		}
+		fresh := false
+		for _, f := range reg.Snapshot() {
+			fresh = fresh || f.Name == "chain:base" && f.State == "ok"
+		}
+		if !fresh {
+			t.Fatalf("run %d: no fresh chain:base in %+v", run, reg.Snapshot())
 		}
 		if rep.Verdict != assess.LowRisk || hp.Verdict != assess.HighRisk || rep.Symbol != "PLAIN" || hp.Symbol != "HONEY" {
 			t.Fatalf("run %d: plain %s %s, honeypot %s %s", run, rep.Symbol, rep.Verdict, hp.Symbol, hp.Verdict)

@@ -26,6 +26,7 @@ import (
 	"github.com/marketintel/mi/pipeline"
 	"github.com/marketintel/mi/pipeline/sidetopic"
 	"github.com/marketintel/mi/pipeline/sources"
+	"github.com/marketintel/mi/pipeline/sources/token"
 	"github.com/marketintel/mi/query"
 	"github.com/marketintel/mi/query/history"
 	"github.com/marketintel/mi/sinks/alerts"
@@ -278,6 +279,9 @@ func cmdRun(ctx context.Context, name string, fixed []string, args []string) (er
 	var alertsD *alerts.Dispatcher
 	var srv *query.Server
 	var viewsReady chan struct{}
+	freshness := sources.NewRegistry(log, nil) // chain readers and token watches, for /status
+	var sideEvents []pipeline.SideDetector     // the token watches' detectors (alerts role)
+	var sideSources []sources.Source           // the token watches (alerts role)
 	safety, hookTLS, err := devHooks.config(pay, log)
 	if err != nil {
 		return err
@@ -318,20 +322,31 @@ func cmdRun(ctx context.Context, name string, fixed []string, args []string) (er
 		if alertsD, err = openAlerts(ctx, store.DB(), store.Dialect(), *dataDir, safety, hookTLS, log); err != nil { // see cmd/mi/alerts.go
 			return err
 		}
+		// The token reader serves the token routes (views) and the token
+		// watches (alerts: docs/token.md, "How the watches run").
+		tokens, tokenChains, closeChains, err := openTokenReader(*sourcesConfig, freshness, log) // cmd/mi/token.go
+		coins := token.DefaultStablecoins()
+		if *devChain != "" {
+			tokens, coins, closeChains, err = startDevChain(*devChain, freshness, log) // cmd/mi/devchain.go
+			tokenChains = []string{"base"}
+		}
+		if err != nil {
+			return err
+		}
+		defer closeChains()
+		// The alerts role runs the token watches' detectors; an API
+		// instance sells what the deployment's alerts role detects.
+		sideEvents = pipeline.TokenDetectors()
+		liveEvents.Register("token-watches", pipeline.SideEventNames(sideEvents)...)
+		if alerting {
+			sideSources = tokenWatchSources(tokens, tokenChains, coins, alertsD.Store(), freshness, log) // token.go
+		}
 		if api {
 			hs, err := history.Open(history.Config{DataDir: *dataDir, MemoryLimit: *duckMemory})
 			if err != nil {
 				return err
 			}
 			defer hs.Close()
-			tokens, closeChains, err := openTokenReader(*sourcesConfig, log) // cmd/mi/token.go
-			if *devChain != "" {
-				tokens, closeChains, err = startDevChain(*devChain, log) // cmd/mi/devchain.go
-			}
-			if err != nil {
-				return err
-			}
-			defer closeChains()
 			srv = query.New(query.Deps{Views: v, Stats: stats, Version: version, Logger: log, Paywall: paywall, Ledger: store, Liquidity: lv,
 				Alerts: alertsD, Events: liveEvents, History: hs, Token: tokens, SEC: secSvc, News: nv})
 			viewsReady = make(chan struct{})
@@ -354,8 +369,8 @@ func cmdRun(ctx context.Context, name string, fixed []string, args []string) (er
 			Partitions: *partitions, InstanceID: *instance, Operators: ocfg, Roles: rl, SessionTimeout: *session, CheckpointInterval: *checkpoint,
 			Views: v, SideViews: append([]pipeline.SideView{pipeline.ViewOf(sidetopic.PoolEvents, lv.ApplyRecord), ratesSide}, newsSideViews(nv)...),
 			ViewsReady: viewsReady,
-			News:       newsStage,
-			Stats:      stats, Proc: proc, Logger: log, Progress: progress.update,
+			News:       newsStage, SideEvents: sideEvents, SideSources: sideSources,
+			Stats: stats, Proc: proc, Logger: log, Progress: progress.update,
 			Parquet: pipeline.ParquetSinkConfig{Every: every, FlushInterval: *flushEvery, InstanceID: *instance},
 			Live:    live,
 			BrokerReady: func(b []string) {

@@ -128,12 +128,19 @@ func TestRunWithSourcesConfig(t *testing.T) {
 		}
 		b, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		if json.Unmarshal(b, &status) != nil || len(status.Sources) != 2 {
+		if json.Unmarshal(b, &status) != nil {
 			continue
 		}
-		d, l := status.Sources[0], status.Sources[1]
-		if d.Source == "ws:dead" && d.State == "unreachable" && d.Error != nil && strings.Contains(*d.Error, "cannot dial") &&
-			l.Source == "ws:local" && l.Trades == trades {
+		// The configuration's two sources, and the token risk watch (the
+		// file reads no chain: no depeg watch).
+		by := map[string]source{}
+		for _, s := range status.Sources {
+			by[s.Source] = s
+		}
+		d, l, rw := by["ws:dead"], by["ws:local"], by["token:risk-watch"]
+		_, depeg := by["token:depeg"]
+		if len(status.Sources) == 3 && !depeg && rw.State == "running" &&
+			d.State == "unreachable" && d.Error != nil && strings.Contains(*d.Error, "cannot dial") && l.Trades == trades {
 			break
 		}
 	}

@@ -206,29 +206,42 @@ func Rank(trades []Trade, o Options) Answer {
 	excl := make([]byte, len(trades))
 	markRoundTrips(trades, excl)
 	// Router-bound swaps: the wallet is a router, or the pool itself.
-	router := map[uint32]bool{}
+	// Per dictionary id (dense): whether the name is a router, and the
+	// first id of its lower-cased name (a wallet that is its market).
+	router := make([]bool, len(d.names))
+	canon := make([]uint32, len(d.names))
+	byLower := make(map[string]uint32, len(d.names))
 	for id, n := range d.names {
-		if o.Routers[strings.ToLower(n)] {
-			router[uint32(id)] = true
+		l := strings.ToLower(n)
+		router[id] = o.Routers[l]
+		c, ok := byLower[l]
+		if !ok {
+			c = uint32(id)
+			byLower[l] = c
 		}
+		canon[id] = c
 	}
 	for k, t := range trades {
-		if excl[k] == keep && (router[t.Wallet] || strings.EqualFold(d.names[t.Wallet], d.names[t.Market])) {
+		if excl[k] == keep && (router[t.Wallet] || canon[t.Wallet] == canon[t.Market]) {
 			excl[k] = rRouter
 		}
 	}
-	markBots(trades, excl)
-	// Count the exclusions.
-	walletsBy := map[byte]map[uint32]bool{}
+	markBots(trades, excl, len(d.names))
+	// Count the exclusions and the wallets of each.
+	var seen [rRouter + 1][]bool
+	var walletsBy [rRouter + 1]int
 	for k, t := range trades {
 		r := excl[k]
 		if r == keep {
 			continue
 		}
-		if walletsBy[r] == nil {
-			walletsBy[r] = map[uint32]bool{}
+		if seen[r] == nil {
+			seen[r] = make([]bool, len(d.names))
 		}
-		walletsBy[r][t.Wallet] = true
+		if !seen[r][t.Wallet] {
+			seen[r][t.Wallet] = true
+			walletsBy[r]++
+		}
 		switch r {
 		case rArb:
 			a.Excluded.Arbitrage.Trades++
@@ -240,17 +253,18 @@ func Rank(trades []Trade, o Options) Answer {
 			a.Excluded.RouterBound.Trades++
 		}
 	}
-	a.Excluded.Arbitrage.Wallets = len(walletsBy[rArb])
-	a.Excluded.MEVSandwich.Wallets = len(walletsBy[rSandwich])
-	a.Excluded.TwoSidedBots.Wallets = len(walletsBy[rBot])
-	a.Excluded.RouterBound.Wallets = len(walletsBy[rRouter])
+	a.Excluded.Arbitrage.Wallets = walletsBy[rArb]
+	a.Excluded.MEVSandwich.Wallets = walletsBy[rSandwich]
+	a.Excluded.TwoSidedBots.Wallets = walletsBy[rBot]
+	a.Excluded.RouterBound.Wallets = walletsBy[rRouter]
 
 	// Average-cost PnL, wallet by wallet in time order.
 	day := time.Date(o.Now.Year(), o.Now.Month(), o.Now.Day(), 0, 0, 0, 0, time.UTC)
 	flowFrom := day.AddDate(0, 0, -1)
 	a.NetFlow.From, a.NetFlow.To = flowFrom, o.Now.UTC()
 	fromNs, toNs := flowFrom.UnixNano(), o.Now.UnixNano()
-	states := map[uint32]*state{}
+	states := make([]*state, len(d.names)) // by wallet id
+	nStates := 0
 	for k := range trades {
 		t := &trades[k]
 		if excl[k] != keep || t.Size <= 0 || t.Price <= 0 {
@@ -261,11 +275,15 @@ func Rank(trades []Trade, o Options) Answer {
 		if s == nil {
 			s = &state{wallet: t.Wallet, chain: t.Chain, first: t.TimeNs}
 			states[t.Wallet] = s
+			nStates++
 		}
 		s.apply(t, t.TimeNs >= fromNs && t.TimeNs <= toNs)
 	}
-	ranked := make([]Wallet, 0, len(states))
+	ranked := make([]Wallet, 0, nStates)
 	for _, s := range states {
+		if s == nil {
+			continue
+		}
 		w := Wallet{Wallet: d.names[s.wallet], Chain: d.names[s.chain], RealizedPnlUSD: s.realized, Trades: s.trades, BuyVolumeUSD: s.buyUSD, SellVolumeUSD: s.sellUSD,
 			UnmatchedSellUSD: s.unmatched, FirstTrade: time.Unix(0, s.first).UTC(), LastTrade: time.Unix(0, s.last).UTC()}
 		if s.qty > 0 {
@@ -314,10 +332,69 @@ func Rank(trades []Trade, o Options) Answer {
 	return a
 }
 
+// MergeRuns returns trades in time order, given where each run of trades
+// already in time order starts (runs[0] is 0; a reader that receives its
+// rows in sorted chunks records them as it appends). Runs are merged with
+// a heap, O(n log runs); trades of equal time keep no particular order
+// (OrderTies fixes it). When the runs are short — the rows came in no
+// order — it sorts instead. The result may share trades' memory.
+func MergeRuns(trades []Trade, runs []int) []Trade {
+	if len(runs) <= 1 {
+		return trades
+	}
+	if len(runs) > len(trades)/16 {
+		slices.SortFunc(trades, func(a, b Trade) int { return cmp.Compare(a.TimeNs, b.TimeNs) })
+		return trades
+	}
+	// h is a min-heap of run cursors by the time of their next trade.
+	type cursor struct{ next, end int }
+	h := make([]cursor, len(runs))
+	for i, st := range runs {
+		end := len(trades)
+		if i+1 < len(runs) {
+			end = runs[i+1]
+		}
+		h[i] = cursor{st, end}
+	}
+	less := func(a, b cursor) bool { return trades[a.next].TimeNs < trades[b.next].TimeNs }
+	down := func(i int) {
+		for {
+			l := 2*i + 1
+			if l >= len(h) {
+				return
+			}
+			m := l
+			if r := l + 1; r < len(h) && less(h[r], h[l]) {
+				m = r
+			}
+			if !less(h[m], h[i]) {
+				return
+			}
+			h[i], h[m] = h[m], h[i]
+			i = m
+		}
+	}
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		down(i)
+	}
+	out := make([]Trade, 0, len(trades))
+	for len(h) > 0 {
+		c := &h[0]
+		out = append(out, trades[c.next])
+		if c.next++; c.next == c.end {
+			h[0] = h[len(h)-1]
+			h = h[:len(h)-1]
+		}
+		down(0)
+	}
+	return out
+}
+
 // OrderTies puts runs of trades with the same time (in a time-ordered
 // slice) in a fixed order: chain, market, wallet names, then buys first,
-// then size. Readers that sort only by time call it so that the same
-// stored trades always give the same answer.
+// then size, price and USD value. Readers that sort only by time call it
+// so that the same stored trades always give the same answer, down to the
+// last bit of the sums.
 func OrderTies(trades []Trade, d *Dict) {
 	for i := 0; i < len(trades); {
 		j := i + 1
@@ -327,7 +404,7 @@ func OrderTies(trades []Trade, d *Dict) {
 		if j-i > 1 {
 			slices.SortStableFunc(trades[i:j], func(a, b Trade) int {
 				return cmp.Or(strings.Compare(d.names[a.Chain], d.names[b.Chain]), strings.Compare(d.names[a.Market], d.names[b.Market]),
-					strings.Compare(d.names[a.Wallet], d.names[b.Wallet]), cmpBool(b.Buy, a.Buy), cmp.Compare(a.Size, b.Size), cmp.Compare(a.Price, b.Price))
+					strings.Compare(d.names[a.Wallet], d.names[b.Wallet]), cmpBool(b.Buy, a.Buy), cmp.Compare(a.Size, b.Size), cmp.Compare(a.Price, b.Price), cmp.Compare(a.USD, b.USD))
 			})
 		}
 		i = j
@@ -433,22 +510,18 @@ func markRoundTrips(trades []Trade, excl []byte) {
 }
 
 // markBots marks every kept trade of the two-sided bots.
-func markBots(trades []Trade, excl []byte) {
+func markBots(trades []Trade, excl []byte, ids int) {
 	type tally struct {
 		n, buys         int
 		buyUSD, sellUSD float64
 	}
-	tallies := map[uint32]*tally{}
+	tallies := make([]tally, ids) // by wallet id
 	for k := range trades {
 		t := &trades[k]
 		if excl[k] != keep {
 			continue
 		}
-		tl := tallies[t.Wallet]
-		if tl == nil {
-			tl = &tally{}
-			tallies[t.Wallet] = tl
-		}
+		tl := &tallies[t.Wallet]
 		tl.n++
 		if t.Buy {
 			tl.buys++
@@ -457,7 +530,7 @@ func markBots(trades []Trade, excl []byte) {
 			tl.sellUSD += t.USD
 		}
 	}
-	bots := map[uint32]bool{}
+	bots := make([]bool, ids)
 	for w, tl := range tallies {
 		sells := tl.n - tl.buys
 		if tl.n >= BotMinTrades && float64(tl.buys) >= BotMinSideShare*float64(tl.n) && float64(sells) >= BotMinSideShare*float64(tl.n) &&

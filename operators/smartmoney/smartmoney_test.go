@@ -126,3 +126,46 @@ func TestTwoSidedBot(t *testing.T) {
 		t.Fatalf("bots %+v, ranked %+v", a.Excluded.TwoSidedBots, a.Wallets)
 	}
 }
+
+// TestMergeRuns: runs in time order merge into one time order, whatever
+// their number and lengths; many short runs are sorted instead.
+func TestMergeRuns(t *testing.T) {
+	f := func(times [][]int64) {
+		t.Helper()
+		var trades []Trade
+		var runs []int
+		var all []int64
+		for _, run := range times {
+			runs = append(runs, len(trades))
+			for _, ts := range run {
+				trades = append(trades, Trade{TimeNs: ts, Size: float64(ts)})
+				all = append(all, ts)
+			}
+		}
+		got := MergeRuns(trades, runs)
+		slices.Sort(all)
+		if len(got) != len(all) {
+			t.Fatalf("%v: %d trades, want %d", times, len(got), len(all))
+		}
+		for i, tr := range got {
+			if tr.TimeNs != all[i] || tr.Size != float64(tr.TimeNs) {
+				t.Fatalf("%v: trade %d is %+v, want time %d", times, i, tr, all[i])
+			}
+		}
+	}
+	f(nil)
+	f([][]int64{{1, 2, 3}})
+	f([][]int64{{5, 6, 9}, {1, 2, 7}, {3, 3, 8, 10}})
+	long := make([][]int64, 40)
+	for r := range long {
+		for i := range 100 {
+			long[r] = append(long[r], int64((i*37+r*11)%1000)+int64(i*1000))
+		}
+	}
+	f(long)
+	short := make([][]int64, 500) // runs of 2: sorted instead
+	for r := range short {
+		short[r] = []int64{int64(1000 - r), int64(2000 - r)}
+	}
+	f(short)
+}

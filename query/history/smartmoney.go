@@ -38,22 +38,19 @@ var DefaultRouters = map[string]bool{
 	"jup6lkbzbjs1jkkwapdhny74zcz3tluzoi5qnyvtav4": true, // Jupiter v6 (lower-cased base58)
 }
 
-// smartMoneySQL reads a symbol's on-chain wallet trades of known side and
-// at least the minimum notional, in time order; the rows of one time (one
-// block on a chain) are put in a fixed order in Go (smartmoney.OrderTies),
-// cheaper than sorting on the strings. Within a block the order does not
-// change a wallet's average-cost PnL except for round trips, which are
-// excluded.
-const smartMoneySQL = `SELECT epoch_ns(event_time)::BIGINT AS t, chain::VARCHAR AS chain, market::VARCHAR AS market, wallet::VARCHAR AS wallet,
+// smartMoneySQL reads, in one scan, a symbol's on-chain wallet trades of
+// known side in the lookback, in no order. Trades under the minimum
+// notional come without their strings (NULL chain, market and wallet:
+// nothing to copy) and are only counted. SmartMoney orders the rows by time
+// in Go — DuckDB hands them over in runs already in time order (a day file
+// is sorted by its natural key), which are merged — and smartmoney.OrderTies
+// puts the rows of one time (one block on a chain) in a fixed order.
+// Within a block the order does not change a wallet's average-cost PnL
+// except for round trips, which are excluded.
+const smartMoneySQL = `SELECT epoch_ns(event_time)::BIGINT AS t,
+  (CASE WHEN notional_usd >= ? THEN chain END)::VARCHAR AS chain, (CASE WHEN notional_usd >= ? THEN market END)::VARCHAR AS market,
+  (CASE WHEN notional_usd >= ? THEN wallet END)::VARCHAR AS wallet,
   (CASE WHEN side = 'BUY' THEN 1 ELSE 0 END)::BIGINT AS buy, price::DOUBLE AS price, size::DOUBLE AS size, notional_usd::DOUBLE AS usd
-FROM read_parquet(?::VARCHAR[], hive_partitioning = true, union_by_name = true)
-WHERE symbol = ? AND wallet <> '' AND side IN ('BUY', 'SELL') AND notional_usd >= ?
-  AND event_time >= ?::TIMESTAMP AND event_time <= ?::TIMESTAMP
-ORDER BY t`
-
-// countTradesSQL counts the same trades at or above the minimum notional
-// (to size the read) and under it (ignored, counted in the answer).
-const countTradesSQL = `SELECT count(*) FILTER (WHERE notional_usd >= ?)::BIGINT, count(*) FILTER (WHERE notional_usd < ?)::BIGINT
 FROM read_parquet(?::VARCHAR[], hive_partitioning = true, union_by_name = true)
 WHERE symbol = ? AND wallet <> '' AND side IN ('BUY', 'SELL')
   AND event_time >= ?::TIMESTAMP AND event_time <= ?::TIMESTAMP`
@@ -78,15 +75,11 @@ func (s *Store) SmartMoney(ctx context.Context, symbol string, routers map[strin
 		return smartmoney.Answer{}, fmt.Errorf("%w: %s", ErrNoWalletTrades, symbol)
 	}
 	ts := func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05.999999999") }
-	args := []any{files, symbol, smartmoney.MinTradeUSD, ts(from), ts(now)}
-	var kept, under int64
-	if err := s.db.QueryRowContext(ctx, countTradesSQL, bindArgs([]any{smartmoney.MinTradeUSD, smartmoney.MinTradeUSD, files, symbol, ts(from), ts(now)})...).Scan(&kept, &under); err != nil {
-		return smartmoney.Answer{}, fmt.Errorf("cannot count the trades of %s: %w", symbol, err)
-	}
-	if kept == 0 && under == 0 {
-		return smartmoney.Answer{}, fmt.Errorf("%w: %s", ErrNoWalletTrades, symbol)
-	}
-	trades := make([]smartmoney.Trade, 0, kept)
+	minUSD := smartmoney.MinTradeUSD
+	args := []any{minUSD, minUSD, minUSD, files, symbol, ts(from), ts(now)}
+	var trades []smartmoney.Trade
+	var runs []int // where each time-ordered run of trades starts
+	under := 0
 	dict := smartmoney.NewDict()
 	err := s.queryBatches(ctx, smartMoneySQL, args, func(rec arrow.RecordBatch) error {
 		tt, buy := colInt64(rec, 0), colInt64(rec, 4)
@@ -94,13 +87,22 @@ func (s *Store) SmartMoney(ctx context.Context, symbol string, routers map[strin
 		price, size, usd := colFloat64(rec, 5), colFloat64(rec, 6), colFloat64(rec, 7)
 		var lastChain, lastMarket string
 		var chainID, marketID uint32
+		first := true
 		for j := range tt {
+			if ws.IsNull(j) {
+				under++ // under the minimum notional
+				continue
+			}
 			// Runs of one chain and one pool are common: look up once.
-			if c := chains.Value(j); j == 0 || c != lastChain {
+			if c := chains.Value(j); first || c != lastChain {
 				lastChain, chainID = c, dict.ID(c)
 			}
-			if m := markets.Value(j); j == 0 || m != lastMarket {
+			if m := markets.Value(j); first || m != lastMarket {
 				lastMarket, marketID = m, dict.ID(m)
+			}
+			first = false
+			if n := len(trades); n == 0 || tt[j] < trades[n-1].TimeNs {
+				runs = append(runs, n)
 			}
 			trades = append(trades, smartmoney.Trade{TimeNs: tt[j], Chain: chainID, Market: marketID, Wallet: dict.ID(ws.Value(j)),
 				Buy: buy[j] == 1, Price: price[j], Size: size[j], USD: usd[j]})
@@ -110,9 +112,13 @@ func (s *Store) SmartMoney(ctx context.Context, symbol string, routers map[strin
 	if err != nil {
 		return smartmoney.Answer{}, fmt.Errorf("cannot read the trades of %s: %w", symbol, err)
 	}
+	if len(trades) == 0 && under == 0 {
+		return smartmoney.Answer{}, fmt.Errorf("%w: %s", ErrNoWalletTrades, symbol)
+	}
+	trades = smartmoney.MergeRuns(trades, runs)
 	smartmoney.OrderTies(trades, dict)
 	if routers == nil {
 		routers = DefaultRouters
 	}
-	return smartmoney.Rank(trades, smartmoney.Options{Symbol: symbol, Now: now, From: from, Routers: routers, Under: int(under), Dict: dict}), nil
+	return smartmoney.Rank(trades, smartmoney.Options{Symbol: symbol, Now: now, From: from, Routers: routers, Under: under, Dict: dict}), nil
 }

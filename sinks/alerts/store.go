@@ -512,7 +512,7 @@ func (s *Store) Resume(ctx context.Context, id, secret string) (Subscription, er
 // passes sub's filters. Symbols narrow every event that has a symbol, and
 // news by any of its data field symbols; categories and minMateriality
 // narrow news (data fields category and materiality), forms narrow sec_filing (data field form) and tokens narrow
-// token_risk_change (data fields address and chain).
+// token_risk_change (data fields token and chain; symbols do not narrow it).
 func Match(sub Subscription, e Event) bool {
 	if !slices.Contains(sub.Events, e.Event) {
 		return false
@@ -522,7 +522,7 @@ func Match(sub Subscription, e Event) bool {
 		Category    string   `json:"category"`
 		Materiality int      `json:"materiality"`
 		Form        string   `json:"form"`
-		Address     string   `json:"address"`
+		Token       string   `json:"token"`
 		Chain       string   `json:"chain"`
 		Symbols     []string `json:"symbols"`
 	}
@@ -534,7 +534,9 @@ func Match(sub Subscription, e Event) bool {
 		if len(f.Symbols) > 0 && !slices.ContainsFunc(f.Symbols, func(s string) bool { return s == e.Symbol || slices.Contains(d.Symbols, s) }) {
 			return false
 		}
-	} else if len(f.Symbols) > 0 && e.Symbol != "" && !slices.Contains(f.Symbols, e.Symbol) {
+	} else if e.Event != eventTokenRiskChange && len(f.Symbols) > 0 && e.Symbol != "" && !slices.Contains(f.Symbols, e.Symbol) {
+		// token_risk_change is narrowed by tokens alone: its symbol is
+		// "<chain>:<token>", never one of a subscription's symbols.
 		return false
 	}
 	switch e.Event {
@@ -550,11 +552,52 @@ func Match(sub Subscription, e Event) bool {
 	case eventSECFiling:
 		return len(f.Forms) == 0 || slices.ContainsFunc(f.Forms, func(x string) bool { return strings.EqualFold(x, d.Form) })
 	case eventTokenRiskChange:
-		return slices.ContainsFunc(f.Tokens, func(t Token) bool {
-			return strings.EqualFold(t.Address, d.Address) && t.Chain == d.Chain
-		})
+		return slices.ContainsFunc(f.Tokens, func(t Token) bool { return t.Chain == d.Chain && sameToken(t.Chain, t.Address, d.Token) })
 	}
 	return true
+}
+
+// sameToken compares two token addresses of chain: EVM addresses in any
+// letter case (checksummed or not), Solana's base58 exactly.
+func sameToken(chain, a, b string) bool {
+	if chain == "solana" {
+		return a == b
+	}
+	return strings.EqualFold(a, b)
+}
+
+// WatchedTokens returns the tokens the risk watch checks (token_risk_change,
+// docs/token.md): the distinct tokens of every subscription to
+// token_risk_change that can still receive events — active or suspended
+// (a suspended subscription's events are kept), not expired, not
+// exhausted, not cancelled — in the order first subscribed. EVM addresses
+// are compared in any letter case.
+func (s *Store) WatchedTokens(ctx context.Context) ([]Token, error) {
+	rows, err := s.db.QueryContext(ctx, s.q(`SELECT `+subColumns+` FROM alert_subscriptions WHERE status <> ? AND expires_at > ? AND deliveries_left > 0 ORDER BY created_at, id`),
+		StatusCancelled, s.now().UnixNano())
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the watched tokens: %w", err)
+	}
+	defer rows.Close()
+	var out []Token
+	for rows.Next() {
+		sub, _, _, err := s.scanSub(rows)
+		if err != nil {
+			return nil, fmt.Errorf("cannot read the watched tokens: %w", err)
+		}
+		if !slices.Contains(sub.Events, eventTokenRiskChange) {
+			continue
+		}
+		for _, t := range sub.Filters.Tokens {
+			if !slices.ContainsFunc(out, func(o Token) bool { return o.Chain == t.Chain && sameToken(t.Chain, o.Address, t.Address) }) {
+				out = append(out, t)
+			}
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("cannot read the watched tokens: %w", err)
+	}
+	return out, nil
 }
 
 // Event names whose filters Match reads (the names are defined by the

@@ -158,8 +158,59 @@ func TestMatch(t *testing.T) {
 	f(sub([]string{"sec_filing"}, Filters{Forms: []string{"8-K"}}), ev("sec_filing", "AAPL", map[string]any{"form": "8-k"}), true)
 	f(sub([]string{"sec_filing"}, Filters{Forms: []string{"4"}}), ev("sec_filing", "AAPL", map[string]any{"form": "8-K"}), false)
 	tok := Filters{Tokens: []Token{{Address: "0xAbC", Chain: "base"}}}
-	f(sub([]string{"token_risk_change"}, tok), ev("token_risk_change", "", map[string]any{"address": "0xabc", "chain": "base"}), true)
-	f(sub([]string{"token_risk_change"}, tok), ev("token_risk_change", "", map[string]any{"address": "0xabc", "chain": "ethereum"}), false)
+	// The data of operators.TokenRiskChangeData: token (checksummed) and
+	// chain; the event symbol is "<chain>:<token>", which symbols do not
+	// narrow.
+	f(sub([]string{"token_risk_change"}, tok), ev("token_risk_change", "base:0xabc", map[string]any{"token": "0xabc", "chain": "base"}), true)
+	f(sub([]string{"token_risk_change"}, tok), ev("token_risk_change", "ethereum:0xabc", map[string]any{"token": "0xabc", "chain": "ethereum"}), false)
+	f(sub([]string{"token_risk_change"}, tok), ev("token_risk_change", "base:0xabd", map[string]any{"token": "0xabd", "chain": "base"}), false)
+	f(sub([]string{"token_risk_change"}, Filters{Symbols: []string{"BTCUSD"}, Tokens: tok.Tokens}), ev("token_risk_change", "base:0xabc", map[string]any{"token": "0xABC", "chain": "base"}), true)
+	sol := Filters{Tokens: []Token{{Address: "So1abc", Chain: "solana"}}}
+	f(sub([]string{"token_risk_change"}, sol), ev("token_risk_change", "", map[string]any{"token": "So1abc", "chain": "solana"}), true)
+	f(sub([]string{"token_risk_change"}, sol), ev("token_risk_change", "", map[string]any{"token": "so1ABC", "chain": "solana"}), false)
+}
+
+// TestWatchedTokens: the risk watch's list is the distinct tokens of the
+// token_risk_change subscriptions that can still receive events.
+func TestWatchedTokens(t *testing.T) {
+	eachDialect(t, func(t *testing.T, db *sql.DB, dialect string) {
+		ctx := context.Background()
+		c := newClock()
+		st := openStore(t, db, dialect, c)
+		if got, err := st.WatchedTokens(ctx); err != nil || len(got) != 0 {
+			t.Fatalf("no subscription: %v %v", got, err)
+		}
+		a := Token{Address: "0x833589fcd6edb6e08f4c7c32d4f71b54bda02913", Chain: "base"}
+		b := Token{Address: "0x4200000000000000000000000000000000000006", Chain: "optimism"}
+		sol := Token{Address: "So11111111111111111111111111111111111111112", Chain: "solana"}
+		mk := func(events []string, toks ...Token) (Subscription, string) {
+			sub, secret, err := st.Create(ctx, NewSubscription{URL: "https://example.com/h", Events: events, Filters: Filters{Tokens: toks}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.Advance(time.Second)
+			return sub, secret
+		}
+		mk([]string{"token_risk_change"}, a, sol)
+		upper := a
+		upper.Address = "0x833589FCD6EDB6E08F4C7C32D4F71B54BDA02913"
+		cancelled, secret := mk([]string{"token_risk_change", "news"}, upper, b)
+		mk([]string{"news"}, Token{Address: "0x0000000000000000000000000000000000000001", Chain: "base"}) // tokens without the event
+		got, err := st.WatchedTokens(ctx)
+		if err != nil || len(got) != 3 || got[0] != a || got[1] != sol || got[2] != b {
+			t.Fatalf("WatchedTokens = %v, %v", got, err)
+		}
+		if _, err := st.Cancel(ctx, cancelled.ID, secret); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := st.WatchedTokens(ctx); len(got) != 2 || got[1] != sol {
+			t.Fatalf("after cancel: %v", got)
+		}
+		c.Advance(8 * 24 * time.Hour) // every subscription expired
+		if got, _ := st.WatchedTokens(ctx); len(got) != 0 {
+			t.Fatalf("after expiry: %v", got)
+		}
+	})
 }
 
 // TestDispatcherDelivers checks the body, headers and signature of a

@@ -227,7 +227,7 @@ func (s *session) lpShare(ctx context.Context, p *pool, l *assess.LiquidityFacts
 		}
 	}
 	share, _ := new(big.Rat).SetFrac(held, total).Float64()
-	l.LPShareKnown, l.LPBurnedShare, l.LPPool = true, share, p.addr.Hex()
+	l.LPShareKnown, l.LPBurnedShare, l.LPPool, l.LPLockers = true, share, p.addr.Hex(), len(s.cv.Lockers)
 	return nil
 }
 

@@ -145,6 +145,29 @@ func TestAssessRules(t *testing.T) {
 	f("code unread", func(f *Facts) { f.CodeScanned, f.CodeReason = false, "timeout" }, LowRisk, 90, map[string]string{"bytecode_scan": Unknown})
 }
 
+// TestLPDetail: the WARN detail of lp_burned_or_locked says what was
+// counted — burned LP alone when no locker is listed (the default), the
+// listed lockers otherwise — and that the rest may sit in a locker the
+// check does not know.
+func TestLPDetail(t *testing.T) {
+	f := func(lockers int, want string) {
+		t.Helper()
+		facts := baseFacts()
+		facts.Liquidity.LPBurnedShare, facts.Liquidity.LPLockers = 0.25, lockers
+		for _, c := range Assess(facts).Checks {
+			if c.Name == "lp_burned_or_locked" {
+				if c.Result != Warn || c.Detail != want {
+					t.Fatalf("%d lockers: %s %q, want WARN %q", lockers, c.Result, c.Detail, want)
+				}
+				return
+			}
+		}
+		t.Fatal("no lp_burned_or_locked check")
+	}
+	f(0, "25.0% of the LP tokens of 0xP burned (0x0, 0x…dEaD): the rest can withdraw the liquidity unless it sits in a locker this check does not list")
+	f(2, "25.0% of the LP tokens of 0xP burned (0x0, 0x…dEaD) or in one of 2 listed lockers: the rest can withdraw the liquidity unless it sits in a locker this check does not list")
+}
+
 // TestScanFunctions: the selectors of a signature list are found by class.
 func TestScanFunctions(t *testing.T) {
 	if Selector("mint(address,uint256)") != 0x40c10f19 || Selector("pause()") != 0x8456cb59 || Selector("openTrading()") != 0xc9567bf9 {

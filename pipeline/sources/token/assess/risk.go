@@ -147,6 +147,10 @@ type LiquidityFacts struct {
 	LPBurnedShare float64
 	LPPool        string
 	LPNote        string
+	// LPLockers is the number of LP-locker contracts counted (the venues
+	// file's lockers of the chain; none by default): the WARN detail says
+	// when the rest may sit in a locker the check does not know.
+	LPLockers int
 }
 
 // ObservedTaxFacts are the taxes seen on recent real buys.
@@ -317,7 +321,11 @@ func Assess(f Facts) *Report {
 	case l.LPBurnedShare >= LPSafeShare:
 		add("lp_burned_or_locked", Pass, fmt.Sprintf("%.1f%% of the LP tokens of %s burned or locked", 100*l.LPBurnedShare, l.LPPool))
 	default:
-		add("lp_burned_or_locked", Warn, fmt.Sprintf("%.1f%% of the LP tokens of %s burned or locked: the rest can withdraw the liquidity", 100*l.LPBurnedShare, l.LPPool))
+		held := "burned (0x0, 0x…dEaD)"
+		if l.LPLockers > 0 {
+			held = fmt.Sprintf("burned (0x0, 0x…dEaD) or in one of %d listed lockers", l.LPLockers)
+		}
+		add("lp_burned_or_locked", Warn, fmt.Sprintf("%.1f%% of the LP tokens of %s %s: the rest can withdraw the liquidity unless it sits in a locker this check does not list", 100*l.LPBurnedShare, l.LPPool, held))
 	}
 	// Observed buy tax.
 	ot := f.ObservedTax
