@@ -181,3 +181,40 @@ func TestCandleSeries(t *testing.T) {
 		t.Fatalf("candles %q, want %q", got, want)
 	}
 }
+
+// TestEndClosesLastMinute: at the end of input the last minute of every
+// venue kind gets its candle and its minute-close documents, which no
+// watermark would otherwise ever close.
+func TestEndClosesLastMinute(t *testing.T) {
+	s := time.Second
+	var closes []string
+	r := newRecorder()
+	em := r.emit()
+	em.MinuteClose = func(d *schemas.IntelligenceDocument) {
+		closes = append(closes, fmt.Sprintf("%s/%s/%s", d.Symbol, d.Window, offset(testBase, d.TimestampNs)))
+	}
+	e := NewEngine(DefaultConfig(), em)
+	e.Push(tr("A", "x", cex, buy, 10*s, 1, 1))
+	e.Push(tr("A", "x", cex, buy, 62*s, 2, 1))
+	e.Push(tr("B", "u", evm, buy, 75*s, 3, 1))
+	if len(r.candles) != 0 {
+		t.Fatalf("%d candles before the end, want none (the watermarks are still in minute 0)", len(r.candles))
+	}
+	e.End()
+	e.End() // idempotent
+	var got []string
+	for _, c := range r.candles {
+		got = append(got, fmt.Sprintf("%s/%s/%s/%v", c.Symbol, c.Venue, offset(testBase, c.StartNs), c.Close))
+	}
+	if want := []string{"A/x/0s/1", "A/x/1m0s/2", "B/u/1m0s/3"}; !slices.Equal(got, want) {
+		t.Fatalf("candles at the end %q, want %q", got, want)
+	}
+	if len(closes) == 0 || closes[len(closes)-1] != "B/15m/2m0s" {
+		t.Fatalf("minute closes %q, want the last one at 2m0s", closes)
+	}
+	n := len(r.candles)
+	e.Push(tr("A", "x", cex, buy, 80*s, 1, 1))
+	if len(r.rejects) != 1 || r.rejects[0] != ReasonLate || len(r.candles) != n {
+		t.Fatalf("a trade for a minute End closed: rejects %q, %d new candles; want late and none", r.rejects, len(r.candles)-n)
+	}
+}

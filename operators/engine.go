@@ -237,6 +237,39 @@ func (e *Engine) Push(t *schemas.Trade) {
 	}
 }
 
+// End is the end of input: the partition's input was read to its end (a
+// finite replay or backfill) and no trade follows. It emits the documents
+// as of the minute boundary after the newest accepted trade — a minute
+// close, so the last minute has its signal rows — and then closes every
+// open candle, oldest first, so the last trades have their candle; without
+// it those wait for a watermark that never comes. It does so by moving
+// each venue kind's watermark to the end of its newest minute: a trade
+// that still comes for a closed minute is rejected as late, as after any
+// close. Calling End again does nothing.
+func (e *Engine) End() {
+	if e.hasClock {
+		sec := (floorDiv(e.clockNs, candleNs) + 1) * (candleNs / nsPerSecond)
+		if !e.hasDocSec || sec > e.docSec {
+			e.emitDocuments(sec)
+			e.hasDocSec, e.docSec = true, sec
+			e.partDirty = true
+		}
+	}
+	for k := range e.hasMax {
+		if !e.hasMax[k] {
+			continue
+		}
+		end := (floorDiv(e.maxEvent[k], candleNs) + 1) * candleNs
+		if w := end + e.lateness[k]; w > e.maxEvent[k] {
+			e.maxEvent[k] = w
+			e.partDirty = true
+		}
+		if w := e.watermark(k); w >= e.nextClose[k] {
+			e.closeCandles(schemas.VenueKind(k), w)
+		}
+	}
+}
+
 // watermark returns W_k: the newest accepted event time of kind k minus the
 // allowed lateness of k. Only meaningful when hasMax[k].
 func (e *Engine) watermark(k int) int64 { return e.maxEvent[k] - e.lateness[k] }

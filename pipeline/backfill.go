@@ -8,6 +8,7 @@ import (
 
 	"github.com/marketintel/mi/operators"
 	"github.com/marketintel/mi/pipeline/sources"
+	pstats "github.com/marketintel/mi/pipeline/stats"
 	"github.com/marketintel/mi/schemas"
 	pqsink "github.com/marketintel/mi/sinks/parquet"
 )
@@ -46,6 +47,13 @@ type BackfillConfig struct {
 // BackfillResult counts what Backfill wrote.
 type BackfillResult struct {
 	Trades, Candles, Signals, SignalChanges int64
+	// Accepted counts the records the source delivered that were used:
+	// trades the operators accepted (in the range or not) and side
+	// records. Rejected counts the others by reason phrase
+	// (stats.ReasonClass): the source's rejections (bad input, unknown
+	// pool, ...) and the operators' (late, duplicate, ...).
+	Accepted int64
+	Rejected map[string]uint64
 	// Days are the days whose day files were written, oldest first.
 	Days []string
 }
@@ -61,9 +69,8 @@ const SimWarmup = time.Hour
 // and rejected inputs are not written. It opens the source from its spec
 // and runs it with Drive, like mi run and mi bench; the destination is the
 // operator chain and the sink (backfillDest). For "sim" it simulates from
-// From minus SimWarmup to the end of To plus the sink's grace, so every day
-// closes. For a replay, the end of input closes the days the replay's last
-// trade passes; a later day stays staged, as it would in a live run.
+// From minus SimWarmup to the end of To plus the sink's grace. At the end
+// of input the last minute closes and every day written is compacted.
 //
 // With one operator engine over every symbol, signal documents match a
 // live run with one partition of mi.trades.v1.
@@ -119,8 +126,13 @@ func Backfill(ctx context.Context, cfg BackfillConfig) (BackfillResult, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	if err := Drive(ctx, DriveConfig{Logger: log}, src, Checkpoint{}, d); err != nil {
+	err = Drive(ctx, DriveConfig{Logger: log}, src, Checkpoint{}, d)
+	d.res.Rejected = d.rejections.Counts()
+	if err != nil {
 		return d.res, err
+	}
+	if d.res.Accepted == 0 && d.rejections.Total() > 0 {
+		return d.res, fmt.Errorf("cannot backfill from %s: all %d trades were rejected: %s", cfg.Source, d.rejections.Total(), d.rejections.Top(3))
 	}
 	return d.res, nil
 }
@@ -136,9 +148,10 @@ type backfillDest struct {
 	res    BackfillResult
 	// addErr is the first row the sink refused; rejected is set by the
 	// engine's Reject for the trade being pushed.
-	addErr   error
-	rejected bool
-	trades   int64
+	addErr     error
+	rejected   bool
+	rejections pstats.Reasons
+	trades     int64
 }
 
 func newBackfillDest(cfg BackfillConfig, sink *pqsink.Sink, from, hi, start time.Time) *backfillDest {
@@ -163,7 +176,10 @@ func newBackfillDest(cfg BackfillConfig, sink *pqsink.Sink, from, hi, start time
 				d.res.SignalChanges++
 			}
 		},
-		Reject: func(*schemas.Trade, string) { d.rejected = true },
+		Reject: func(_ *schemas.Trade, reason string) {
+			d.rejected = true
+			d.rejections.Add(reason)
+		},
 	})
 	return d
 }
@@ -181,11 +197,22 @@ func (d *backfillDest) keep(err error) bool {
 // accepted and in range, into the sink; other records are not written.
 func (d *backfillDest) Put(ctx context.Context, rec sources.Record, _ int64) error {
 	t := rec.Trade
-	if t == nil {
+	switch {
+	case t != nil:
+	case rec.Side != nil:
+		d.res.Accepted++
+		return nil
+	case rec.Gap == nil:
+		d.rejections.Add(rec.Reason)
+		return nil
+	default:
 		return nil
 	}
 	d.rejected = false
 	d.eng.Push(t)
+	if !d.rejected {
+		d.res.Accepted++
+	}
 	if !d.rejected && d.in(t.EventTimeNs) && d.keep(d.sink.AddTrade(t)) {
 		d.res.Trades++
 	}
@@ -218,22 +245,24 @@ func (d *backfillDest) Commit(context.Context) error { return nil }
 // Due implements Destination: nothing is ever due.
 func (d *backfillDest) Due() (time.Time, bool) { return time.Time{}, false }
 
-// End implements Destination, the end of input: the sink writes what it
-// buffers, compacts the days the watermarks closed, and — the source being
-// finite — the days its last record passed.
+// End implements Destination, the end of input: the engine closes its last
+// minute (the last trades' candles, the minute-close documents), the sink
+// writes what it buffers and compacts every day of the range it holds. The
+// source being finite and the backfill its only writer, no later row can
+// come for those days: a one-day backfill is readable at once.
 func (d *backfillDest) End(context.Context) error {
-	days, err := d.sink.FlushAndCompact()
+	d.eng.End()
+	if d.addErr != nil {
+		return fmt.Errorf("cannot backfill: %w", d.addErr)
+	}
+	if err := d.sink.Flush(); err != nil {
+		return err
+	}
+	days, err := d.sink.CompactDaysEndedBy(time.Unix(0, d.hi))
 	if err != nil {
 		return err
 	}
 	d.res.Days = append(d.res.Days, days...)
-	if wm, ok := d.sink.Watermark(); ok {
-		days, err := d.sink.CompactDaysEndedBy(wm)
-		if err != nil {
-			return err
-		}
-		d.res.Days = append(d.res.Days, days...)
-	}
 	if d.cfg.Progress != nil {
 		d.cfg.Progress(1, d.trades)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/marketintel/mi/pipeline/sources"
+	pstats "github.com/marketintel/mi/pipeline/stats"
 )
 
 // Destination is where Drive puts a source's records: Kafka topics in
@@ -61,7 +62,9 @@ type DriveConfig struct {
 // (Speed, Realtime), hands every record to dst.Put with its position in the
 // source, commits before waiting, and counts trades and rejections per
 // source in cfg.Stats. When the source ends (io.EOF) it calls dst.End, the
-// end-of-input signal, and returns nil. A resume checkpoint marked
+// end-of-input signal, logs the records accepted and rejected by reason,
+// and returns nil — or, when every record it read was rejected, an error
+// naming the top reasons (a file of unknown pools is not an empty success). A resume checkpoint marked
 // Finished returns nil at once. It returns ctx's error when ctx ends, and
 // an error naming the source when the source or the destination fails
 // (the source is then "failed" in Stats).
@@ -96,6 +99,10 @@ func Drive(ctx context.Context, cfg DriveConfig, src sources.Source, resume Chec
 		return err
 	}
 	pos := resume.Records
+	// What this run read: records handed on, and records the source
+	// rejected by reason (the end of a finite source reports both).
+	var accepted int64
+	var rejected pstats.Reasons
 	caughtUp := false
 	var anchorEvent int64
 	var anchorWall time.Time
@@ -120,8 +127,15 @@ func Drive(ctx context.Context, cfg DriveConfig, src sources.Source, resume Chec
 			if err := dst.End(ctx); err != nil {
 				return fail(err)
 			}
+			if accepted == 0 && rejected.Total() > 0 {
+				return fail(fmt.Errorf("cannot use source %s: all %d of its records were rejected: %s", name, rejected.Total(), rejected.Top(3)))
+			}
 			stats.SetState(name, "finished", nil)
-			log.Info("source finished", "source", name, "records", pos)
+			args := []any{"source", name, "records", pos, "accepted", accepted, "rejected", rejected.Total()}
+			if rejected.Total() > 0 {
+				args = append(args, "rejected_by_reason", rejected.Top(5))
+			}
+			log.Info("source finished", args...)
 			return nil
 		}
 		if err != nil {
@@ -165,8 +179,12 @@ func Drive(ctx context.Context, cfg DriveConfig, src sources.Source, resume Chec
 		pos++
 		switch {
 		case rec.Trade != nil:
+			accepted++
 			stats.Trade(name, rec.Trade.EventTimeNs, rec.Trade.IngestTimeNs)
-		case rec.Gap == nil && rec.Side == nil:
+		case rec.Side != nil:
+			accepted++
+		case rec.Gap == nil:
+			rejected.Add(rec.Reason)
 			stats.Reject(name, rec.Reason)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kversion"
 	"google.golang.org/protobuf/proto"
@@ -34,16 +35,27 @@ const (
 const (
 	HeaderKind = "kind"
 	KindGap    = "gap"
+	// KindEnd marks a source's end-of-input record: one per partition of
+	// mi.trades.v1, after the source's last record (IngestConfig.EndMarkers).
+	KindEnd = "end"
+	// HeaderRun is the end record's run: the set of sources it belongs to.
+	HeaderRun = "run"
 )
 
 // IsGap reports whether a record of mi.trades.v1 is a gap record.
-func IsGap(r *kgo.Record) bool {
+func IsGap(r *kgo.Record) bool { return recordKind(r) == KindGap }
+
+// IsEnd reports whether a record of mi.trades.v1 is a source's end of
+// input.
+func IsEnd(r *kgo.Record) bool { return recordKind(r) == KindEnd }
+
+func recordKind(r *kgo.Record) string {
 	for _, h := range r.Headers {
 		if h.Key == HeaderKind {
-			return string(h.Value) == KindGap
+			return string(h.Value)
 		}
 	}
-	return false
+	return ""
 }
 
 // Checkpoint is a source's committed progress, stored in
@@ -123,6 +135,12 @@ type IngestConfig struct {
 	// Progress, when set, is called after each commit with the number of
 	// records committed so far.
 	Progress func(records int64)
+	// EndRun, when set, makes the end of input write, in the last
+	// transaction, an end record (header "kind: end", header "run" =
+	// EndRun, empty value) to every partition of mi.trades.v1, so the
+	// operators know this source sent its last trade there
+	// (ProcessConfig.EndAfter). EndRun names the run's set of sources.
+	EndRun string
 }
 
 // Ingest reads src and writes its trades to mi.trades.v1 (key = symbol), its
@@ -186,6 +204,7 @@ func newIngestDest(cfg IngestConfig, name string, resume Checkpoint) (*ingestDes
 		kgo.MaxBufferedRecords(100_000),
 		kgo.ProducerBatchCompression(kgo.NoCompression()),
 		kgo.ProducerBatchMaxBytes(4<<20),
+		kgo.RecordPartitioner(endPartitioner{kgo.StickyKeyPartitioner(nil)}),
 	)
 	if err != nil {
 		return nil, fmt.Errorf("cannot create Kafka producer for %s: %w", name, err)
@@ -308,9 +327,57 @@ func (d *ingestDest) Due() (time.Time, bool) {
 	return d.txnStart.Add(d.cfg.TxnInterval), d.inTxn
 }
 
-// End implements Destination: the last transaction and a checkpoint saying
-// the source was read to its end, so a restart does not read it again.
-func (d *ingestDest) End(ctx context.Context) error { return d.commit(ctx, true) }
+// End implements Destination: the end records (EndMarkers), the last
+// transaction and a checkpoint saying the source was read to its end, so a
+// restart does not read it again.
+func (d *ingestDest) End(ctx context.Context) error {
+	if d.cfg.EndRun != "" {
+		td, err := kadm.NewClient(d.cl).ListTopics(ctx, schemas.TopicTrades)
+		if err == nil {
+			err = td.Error()
+		}
+		if err != nil {
+			return fmt.Errorf("cannot list the partitions of %s: %w", schemas.TopicTrades, err)
+		}
+		if !d.inTxn {
+			if err := d.cl.BeginTransaction(); err != nil {
+				return fmt.Errorf("cannot begin transaction: %w", err)
+			}
+			d.inTxn, d.txnStart = true, time.Now()
+		}
+		// The end records carry the next position as their sequence: a
+		// crash before the checkpoint produces them again with the same
+		// one, and the operators drop the copies as re-deliveries.
+		seq := []byte(strconv.FormatInt(d.committed+int64(d.pending), 10))
+		for _, pd := range td[schemas.TopicTrades].Partitions.Sorted() {
+			d.cl.Produce(ctx, &kgo.Record{Topic: schemas.TopicTrades, Partition: pd.Partition, Value: []byte{},
+				Headers: []kgo.RecordHeader{{Key: HeaderSource, Value: d.name}, {Key: HeaderSeq, Value: seq}, {Key: HeaderKind, Value: []byte(KindEnd)},
+					{Key: HeaderRun, Value: []byte(d.cfg.EndRun)}}}, d.promise)
+		}
+	}
+	return d.commit(ctx, true)
+}
+
+// endPartitioner partitions records as the partitioner it wraps, except
+// end records, which go to the partition they name.
+type endPartitioner struct{ kgo.Partitioner }
+
+func (p endPartitioner) ForTopic(topic string) kgo.TopicPartitioner {
+	return endTopicPartitioner{p.Partitioner.ForTopic(topic)}
+}
+
+type endTopicPartitioner struct{ kgo.TopicPartitioner }
+
+func (p endTopicPartitioner) RequiresConsistency(r *kgo.Record) bool {
+	return IsEnd(r) || p.TopicPartitioner.RequiresConsistency(r)
+}
+
+func (p endTopicPartitioner) Partition(r *kgo.Record, n int) int {
+	if IsEnd(r) {
+		return int(r.Partition) % n
+	}
+	return p.TopicPartitioner.Partition(r, n)
+}
 
 // TransactionTimeout is the transaction timeout of every transactional
 // producer of the pipeline. A producer that dies with a transaction open

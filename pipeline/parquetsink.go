@@ -172,8 +172,8 @@ func SinkParquet(ctx context.Context, cfg ParquetSinkConfig) error {
 			var err error
 			switch r.Topic {
 			case schemas.TopicTrades:
-				if IsGap(r) {
-					return // a source gap, not a trade: the documents carry it
+				if IsGap(r) || IsEnd(r) {
+					return // a source gap or end of input, not a trade: the documents carry it
 				}
 				if err = schemas.UnmarshalTrade(r.Value, &tr, &intern); err == nil {
 					if err = schemas.Validate(&tr); err == nil {

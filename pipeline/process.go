@@ -56,6 +56,13 @@ type ProcessConfig struct {
 	// Longer means less state written; after a crash the operators replay
 	// at most this much input, re-emitting identical outputs. Default 1s.
 	CheckpointInterval time.Duration
+	// EndAfter, when not 0, is the number of finite sources the run reads
+	// (every one writing end records, IngestConfig.EndMarkers): when that
+	// many have ended in a partition, the operators close its last minute.
+	// Zero when any source is live: its trades may still fill that minute.
+	// Only end records of EndRun count (IngestConfig.EndRun).
+	EndAfter int
+	EndRun   string
 	// MaxPollRecords bounds the records handled in one transaction.
 	MaxPollRecords int
 	// SessionTimeout is how long the group waits for a silent instance
@@ -92,6 +99,10 @@ type ProcessStats struct {
 type position struct {
 	Offset int64            `json:"offset"`
 	Seq    map[string]int64 `json:"seq,omitempty"`
+	// EndRun and Ended: the run (ProcessConfig.EndRun) whose end records
+	// this partition has processed, and their sources, sorted.
+	EndRun string   `json:"endRun,omitempty"`
+	Ended  []string `json:"ended,omitempty"`
 }
 
 // partitionState is the engine, alert detector and position of one input
@@ -410,6 +421,10 @@ func (p *processor) handle(ctx context.Context, fp kgo.FetchTopicPartition) erro
 			p.handleGap(ps, r)
 			continue
 		}
+		if IsEnd(r) {
+			p.handleEnd(ps, r, fp.Partition)
+			continue
+		}
 		if err := schemas.UnmarshalTrade(r.Value, &t, &p.intern); err != nil {
 			p.dlq(r.Value, "malformed record: "+err.Error(), "")
 			continue
@@ -435,6 +450,31 @@ func (p *processor) handleGap(ps *partitionState, r *kgo.Record) {
 		return
 	}
 	p.stats.Gaps.Add(1)
+}
+
+// handleEnd counts a source's end record; when EndAfter sources have
+// ended in the partition, its input is over: the engine closes its last
+// minute (operators.Engine.End), so the last trades get their candle.
+func (p *processor) handleEnd(ps *partitionState, r *kgo.Record, part int32) {
+	src, _, _ := sourceSeq(r, &p.intern)
+	run := ""
+	for _, h := range r.Headers {
+		if h.Key == HeaderRun {
+			run = string(h.Value)
+		}
+	}
+	if run != ps.pos.EndRun {
+		// The first end record of another run (other sources): the ends
+		// of an earlier run do not count for this one.
+		ps.pos.EndRun, ps.pos.Ended = run, nil
+	}
+	if i, found := slices.BinarySearch(ps.pos.Ended, src); !found {
+		ps.pos.Ended = slices.Insert(ps.pos.Ended, i, src)
+	}
+	if p.cfg.EndAfter > 0 && run == p.cfg.EndRun && len(ps.pos.Ended) == p.cfg.EndAfter {
+		ps.eng.End()
+		p.log.Info("end of input: the last minute is closed", "partition", part, "sources", ps.pos.Ended)
+	}
 }
 
 // sourceSeq reads the ingest headers of a record; the source name comes

@@ -2,6 +2,8 @@ package pipeline
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -49,6 +51,10 @@ type RunConfig struct {
 	// CheckpointInterval is the operators' checkpoint interval
 	// (ProcessConfig.CheckpointInterval); 0 = its default.
 	CheckpointInterval time.Duration
+	// endAfter is the number of finite sources when every source is, and
+	// endRun a key of their specs (see ProcessConfig.EndAfter); set by Run.
+	endAfter int
+	endRun   string
 	// Roles to run; all when empty: "ingest", "process", "views", "parquet"
 	// (the Parquet sink, when DataDir is set), "news" (the news stage, when
 	// News is set), "alerts" (here: the token watches, SideSources and
@@ -160,6 +166,26 @@ func Run(ctx context.Context, cfg RunConfig) error {
 			_ = src.Close()
 		}
 	}
+	// A run whose every source is finite ends: each writes end records
+	// and the operators close the last minute once all have ended.
+	endAfter := 0
+	if len(cfg.Live) == 0 {
+		for _, spec := range cfg.Sources {
+			sp, err := ParseSourceSpec(spec)
+			if err != nil || !(sp.Kind == "replay" || sp.Kind == "sim" && !sp.Start.IsZero() && sp.Duration > 0) {
+				endAfter = 0
+				break
+			}
+			endAfter++
+		}
+	}
+	cfg.endAfter = endAfter
+	if endAfter > 0 {
+		specs := slices.Clone(cfg.Sources)
+		slices.Sort(specs)
+		sum := sha256.Sum256([]byte(strings.Join(specs, "\n")))
+		cfg.endRun = hex.EncodeToString(sum[:8])
+	}
 	g, gctx := errgroup.WithContext(ctx)
 	if has("ingest") {
 		for _, spec := range cfg.Sources {
@@ -175,7 +201,7 @@ func Run(ctx context.Context, cfg RunConfig) error {
 		g.Go(func() error {
 			return retryKafka(gctx, log, "operators", func() error {
 				return Process(gctx, ProcessConfig{Brokers: brokers, InstanceID: cfg.InstanceID, TxnSuffix: txnSuffix, Operators: cfg.Operators, Stats: cfg.Stats, Logger: log,
-					SessionTimeout: cfg.SessionTimeout, CheckpointInterval: cfg.CheckpointInterval}, cfg.Proc)
+					SessionTimeout: cfg.SessionTimeout, CheckpointInterval: cfg.CheckpointInterval, EndAfter: cfg.endAfter, EndRun: cfg.endRun}, cfg.Proc)
 			})
 		})
 	}
@@ -396,7 +422,7 @@ func runSource(ctx context.Context, cfg RunConfig, brokers []string, spec, txnSu
 	if err != nil {
 		return err
 	}
-	icfg := IngestConfig{Brokers: brokers, Speed: cfg.ReplaySpeed, Stats: cfg.Stats, Logger: log, TxnSuffix: txnSuffix}
+	icfg := IngestConfig{Brokers: brokers, Speed: cfg.ReplaySpeed, Stats: cfg.Stats, Logger: log, TxnSuffix: txnSuffix, EndRun: cfg.endRun}
 	var src sources.Source
 	var resume Checkpoint
 	switch sp.Kind {

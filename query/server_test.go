@@ -41,9 +41,9 @@ func TestStatus(t *testing.T) {
 	st.Gap("ws:a", testNow.Add(-2e9).UnixNano(), testNow.UnixNano(), "disconnected")
 	st.Trade("ws:future", testNow.UnixNano(), testNow.Add(1e9).UnixNano())
 	f(st, `{"service":"mi","version":"0.1.0-test","generatedAt":"2024-08-08T12:00:00.000Z","sources":[`+
-		`{"source":"replay:b","state":"running","trades":2,"rejected":1,"lastEventAt":"2024-08-08T11:59:57.000Z","lastIngestAt":"2024-08-08T11:59:58.750Z","freshnessMs":1250,"reconnects":0,"error":null,"lagMs":2750,"gaps":0,"lastGap":null},`+
-		`{"source":"ws:a","state":"failed","trades":0,"rejected":0,"lastEventAt":null,"lastIngestAt":null,"freshnessMs":null,"reconnects":2,"error":"cannot dial","lagMs":null,"gaps":1,"lastGap":"disconnected"},`+
-		`{"source":"ws:future","state":"starting","trades":1,"rejected":0,"lastEventAt":"2024-08-08T12:00:00.000Z","lastIngestAt":"2024-08-08T12:00:01.000Z","freshnessMs":0,"reconnects":0,"error":null,"lagMs":1000,"gaps":0,"lastGap":null}],`+
+		`{"source":"replay:b","state":"running","trades":2,"rejected":1,"rejectedByReason":{"bad price":1},"lastEventAt":"2024-08-08T11:59:57.000Z","lastIngestAt":"2024-08-08T11:59:58.750Z","freshnessMs":1250,"reconnects":0,"error":null,"lagMs":2750,"gaps":0,"lastGap":null},`+
+		`{"source":"ws:a","state":"failed","trades":0,"rejected":0,"rejectedByReason":{},"lastEventAt":null,"lastIngestAt":null,"freshnessMs":null,"reconnects":2,"error":"cannot dial","lagMs":null,"gaps":1,"lastGap":"disconnected"},`+
+		`{"source":"ws:future","state":"starting","trades":1,"rejected":0,"rejectedByReason":{},"lastEventAt":"2024-08-08T12:00:00.000Z","lastIngestAt":"2024-08-08T12:00:01.000Z","freshnessMs":0,"reconnects":0,"error":null,"lagMs":1000,"gaps":0,"lastGap":null}],`+
 		`"deadLetters":{"bad price":1,"late":1},`+views+`,"operators":null,"freshness":{"chains":[],"sources":[]}}`)
 
 	proc := fixedOps{Trades: 10, Candles: 2, Transactions: 1}

@@ -60,6 +60,8 @@ var (
 			"Live sources: connecting (first dial), running, reconnecting (connection lost), unreachable (dial failed; retrying with backoff).")},
 		{"trades", schema.Count},
 		{"rejected", schema.Count},
+		{"rejectedByReason", schema.Obj{{"description", "The rejected records by reason phrase (the text before the reason's first colon)."}, {"type", "object"},
+			{"additionalProperties", schema.Count}}},
 		{"lastEventAt", schema.Obj{{"type", []string{"string", "null"}}, {"format", "date-time"}}},
 		{"lastIngestAt", schema.Obj{{"type", []string{"string", "null"}}, {"format", "date-time"}}},
 		{"freshnessMs", schema.Obj{{"type", []string{"integer", "null"}}, {"minimum", 0}}},
@@ -170,15 +172,18 @@ func freshnessOf(f sources.Freshness) freshnessEntry {
 
 // statusSource is the ingestion state of one source.
 type statusSource struct {
-	Source       string  `json:"source"`
-	State        string  `json:"state"`
-	Trades       uint64  `json:"trades"`
-	Rejected     uint64  `json:"rejected"`
-	LastEventAt  *string `json:"lastEventAt"`
-	LastIngestAt *string `json:"lastIngestAt"`
-	FreshnessMs  *int64  `json:"freshnessMs"`
-	Reconnects   uint64  `json:"reconnects"`
-	Error        *string `json:"error"`
+	Source   string `json:"source"`
+	State    string `json:"state"`
+	Trades   uint64 `json:"trades"`
+	Rejected uint64 `json:"rejected"`
+	// RejectedByReason counts the rejected records by reason phrase;
+	// empty when none.
+	RejectedByReason map[string]uint64 `json:"rejectedByReason"`
+	LastEventAt      *string           `json:"lastEventAt"`
+	LastIngestAt     *string           `json:"lastIngestAt"`
+	FreshnessMs      *int64            `json:"freshnessMs"`
+	Reconnects       uint64            `json:"reconnects"`
+	Error            *string           `json:"error"`
 	// LagMs is ingest time minus event time of the last trade; null before
 	// the first trade.
 	LagMs *int64 `json:"lagMs"`
@@ -247,11 +252,12 @@ func (s *Server) handleStatus(c fiber.Ctx) error {
 func sourceStatus(name, state string, trades, rejected uint64, lastEventNs, lastIngestNs int64,
 	reconnects uint64, errText string, now time.Time) statusSource {
 	st := statusSource{
-		Source:     name,
-		State:      state,
-		Trades:     trades,
-		Rejected:   rejected,
-		Reconnects: reconnects,
+		Source:           name,
+		State:            state,
+		Trades:           trades,
+		Rejected:         rejected,
+		Reconnects:       reconnects,
+		RejectedByReason: map[string]uint64{},
 	}
 	if lastEventNs != 0 {
 		t := jsonw.FormatTime(lastEventNs)
@@ -276,6 +282,9 @@ func addLiveStatus(ss *statusSource, st stats.SourceStats) {
 		ss.LagMs = &ms
 	}
 	ss.Gaps = st.Gaps
+	for reason, n := range st.RejectedBy {
+		ss.RejectedByReason[reason] = n
+	}
 	if st.LastGap != "" {
 		g := st.LastGap
 		ss.LastGap = &g

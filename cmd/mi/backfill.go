@@ -49,14 +49,15 @@ func cmdBackfill(ctx context.Context, args []string) error {
 	bar := newFracBar(os.Stderr)
 	start := time.Now()
 	res, err := pipeline.Backfill(ctx, pipeline.BackfillConfig{
-		Root: *dataDir, Source: *source, From: f, To: t, Seed: *seed, RateScale: *rate, Symbols: syms,
+		Root: *dataDir, Source: *source, From: f, To: t, Seed: *seed, RateScale: *rate, Symbols: syms, Logger: log,
 		Progress: func(done float64, trades int64) { bar.update(done, fmt.Sprintf("%d trades", trades)) },
 	})
 	bar.done()
 	if err != nil {
 		return datadir.Diagnose(*dataDir, err)
 	}
-	log.Info("backfill finished", "days", len(res.Days), "trades", res.Trades, "candles", res.Candles,
+	log.Info("backfill finished", "days", len(res.Days), "accepted", res.Accepted, "rejected_by_reason", res.Rejected,
+		"trades", res.Trades, "candles", res.Candles,
 		"signal_rows", res.Signals, "signal_changes", res.SignalChanges, "took", time.Since(start).Round(time.Millisecond))
 	return nil
 }

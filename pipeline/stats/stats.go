@@ -7,7 +7,9 @@
 package stats
 
 import (
+	"fmt"
 	"sort"
+	"strings"
 	"sync"
 )
 
@@ -22,14 +24,17 @@ type Stats struct {
 
 // SourceStats is the state of one source as /status shows it.
 type SourceStats struct {
-	Name         string `json:"source"`
-	State        string `json:"state"` // starting, running, finished, failed
-	Trades       uint64 `json:"trades"`
-	Rejected     uint64 `json:"rejected"`
-	LastEventNs  int64  `json:"-"`
-	LastIngestNs int64  `json:"-"`
-	Error        string `json:"error,omitempty"`
-	Reconnects   uint64 `json:"reconnects"`
+	Name     string `json:"source"`
+	State    string `json:"state"` // starting, running, finished, failed
+	Trades   uint64 `json:"trades"`
+	Rejected uint64 `json:"rejected"`
+	// RejectedBy counts the rejected records by reason phrase
+	// (ReasonClass); nil before the first.
+	RejectedBy   map[string]uint64 `json:"rejectedByReason,omitempty"`
+	LastEventNs  int64             `json:"-"`
+	LastIngestNs int64             `json:"-"`
+	Error        string            `json:"error,omitempty"`
+	Reconnects   uint64            `json:"reconnects"`
 	// LagNs is ingest time minus event time of the last trade.
 	LagNs int64 `json:"-"`
 	// Gaps counts the stretches the source could not deliver (disconnects,
@@ -103,14 +108,22 @@ func (s *Stats) Gap(name string, fromNs, toNs int64, reason string) {
 // classifies it (the text before the first colon of the reason).
 func (s *Stats) Reject(name, reason string) {
 	s.mu.Lock()
+	class := ReasonClass(reason)
 	if name != "" {
-		s.source(name).Rejected++
+		st := s.source(name)
+		st.Rejected++
+		if st.RejectedBy == nil {
+			st.RejectedBy = map[string]uint64{}
+		}
+		st.RejectedBy[class]++
 	}
-	s.dlq[reasonClass(reason)]++
+	s.dlq[class]++
 	s.mu.Unlock()
 }
 
-func reasonClass(reason string) string {
+// ReasonClass returns the phrase that classifies a rejection reason: the
+// text before its first colon ("unknown pool: 0xab…" is "unknown pool").
+func ReasonClass(reason string) string {
 	for i := 0; i < len(reason); i++ {
 		if reason[i] == ':' {
 			return reason[:i]
@@ -126,7 +139,14 @@ func (s *Stats) Snapshot() ([]SourceStats, map[string]uint64) {
 	defer s.mu.Unlock()
 	out := make([]SourceStats, 0, len(s.sources))
 	for _, st := range s.sources {
-		out = append(out, *st)
+		c := *st
+		if st.RejectedBy != nil {
+			c.RejectedBy = make(map[string]uint64, len(st.RejectedBy))
+			for k, v := range st.RejectedBy {
+				c.RejectedBy[k] = v
+			}
+		}
+		out = append(out, c)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	dlq := make(map[string]uint64, len(s.dlq))
@@ -172,4 +192,76 @@ func (s *Stats) Operators() (OperatorCounts, bool) {
 		return OperatorCounts{}, false
 	}
 	return p.Counts(), true
+}
+
+// Reasons tallies rejections by reason phrase (ReasonClass), keeping the
+// first full reason of each as an example: what a finite source says when
+// it ends. The zero value is ready to use; it is not safe for concurrent
+// use.
+type Reasons struct {
+	counts  map[string]uint64
+	example map[string]string
+	total   uint64
+}
+
+// Add counts one rejection.
+func (r *Reasons) Add(reason string) {
+	if r.counts == nil {
+		r.counts, r.example = map[string]uint64{}, map[string]string{}
+	}
+	c := ReasonClass(reason)
+	if r.counts[c] == 0 {
+		r.example[c] = reason
+	}
+	r.counts[c]++
+	r.total++
+}
+
+// Total returns the number of rejections counted.
+func (r *Reasons) Total() uint64 { return r.total }
+
+// Counts returns a copy of the counts by reason phrase.
+func (r *Reasons) Counts() map[string]uint64 {
+	out := make(map[string]uint64, len(r.counts))
+	for k, v := range r.counts {
+		out[k] = v
+	}
+	return out
+}
+
+// Top describes the n most frequent reasons, most frequent first (ties by
+// phrase), each with its count and first full reason, e.g.
+// `unknown pool ×12 (e.g. "unknown pool: 0xab…")`; "" when none.
+func (r *Reasons) Top(n int) string {
+	classes := make([]string, 0, len(r.counts))
+	for c := range r.counts {
+		classes = append(classes, c)
+	}
+	sort.Slice(classes, func(i, j int) bool {
+		a, b := classes[i], classes[j]
+		if r.counts[a] != r.counts[b] {
+			return r.counts[a] > r.counts[b]
+		}
+		return a < b
+	})
+	var b strings.Builder
+	for i, c := range classes {
+		if i == n {
+			more := len(classes) - n
+			fmt.Fprintf(&b, "; %d more reason%s", more, map[bool]string{true: "s"}[more > 1])
+			break
+		}
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		ex := r.example[c]
+		if len(ex) > 160 {
+			ex = ex[:160] + "…"
+		}
+		fmt.Fprintf(&b, "%s ×%d", c, r.counts[c])
+		if ex != c {
+			fmt.Fprintf(&b, " (e.g. %q)", ex)
+		}
+	}
+	return b.String()
 }
