@@ -164,7 +164,11 @@ func New(d Deps) *Server {
 	}))
 	s.app.Use(corsMiddleware())
 	s.app.Use(s.metricsMiddleware())
-	s.live = market.New(market.Config{Views: d.Views, Liquidity: d.Liquidity, Now: d.Now})
+	mc := market.Config{Views: d.Views, Liquidity: d.Liquidity, Now: d.Now}
+	if d.News != nil {
+		mc.News = viewNews{d.News}
+	}
+	s.live = market.New(mc)
 	s.ops = s.table()
 	if err := api.CheckTable(s.ops); err != nil {
 		panic("BUG: the route table is incomplete: " + err.Error())
