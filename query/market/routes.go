@@ -125,7 +125,7 @@ func (rt *Routes) Operations() []api.Operation {
 		}
 	}
 	fixed := func(r ranking) func(fiber.Ctx) ranking { return func(fiber.Ctx) ranking { return r } }
-	return []api.Operation{
+	return append([]api.Operation{
 		{
 			Method: fiber.MethodGet, Path: "/api/v1/intelligence", ID: "listIntelligence", Price: priceIntelligenceList,
 			Summary: "Latest intelligence documents of every covered symbol for a window, most active first.",
@@ -220,7 +220,7 @@ func (rt *Routes) Operations() []api.Operation {
 		rt.previewOperation(),
 		rt.equitiesOperation(),
 		rt.preTradeOperation(),
-	}
+	}, rt.opportunityOperations()...)
 }
 
 // handleIntelligenceSymbol serves GET /api/v1/intelligence/:symbol?window=.

@@ -93,13 +93,6 @@ type mcpTool struct {
 // declares the route with its Tool deletes its entry here
 // (TestMCPToolsDeclaredOnce fails while both exist).
 var pendingTools = []mcpTool{
-	{name: "find_opportunities", route: "GET /api/v1/intelligence/opportunities",
-		desc: "Ranked symbols for an objective (unusual_buying, unusual_selling, breakout, breakdown, crowded_positioning, smart_money_accumulation, smart_money_distribution) with evidence for and against and risk factors.",
-		args: []mcpArg{{name: "objective", required: true, schema: schema.Enum("unusual_buying", "unusual_selling", "breakout",
-			"breakdown", "crowded_positioning", "smart_money_accumulation", "smart_money_distribution"), desc: "What to look for."},
-			{name: "universe", schema: schema.Array(schema.String), desc: "Symbols to scan (at most 100); all covered symbols when omitted."},
-			{name: "window", schema: schema.Enum("1m", "5m", "15m"), desc: "Analysis window. Default 5m."},
-			{name: "maxResults", schema: schema.Integer, desc: "1 to 50. Default 10."}}},
 }
 
 // detailArg is the argument of a tool whose answers are compacted.

@@ -1,0 +1,546 @@
+package market
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v3"
+
+	"github.com/marketintel/mi/operators/opportunity"
+	"github.com/marketintel/mi/query/api"
+	"github.com/marketintel/mi/query/schema"
+	"github.com/marketintel/mi/schemas"
+)
+
+// priceOpportunities is the price of each of the four opportunity routes,
+// 0.03 USD (spec §8).
+const priceOpportunities = 30_000
+
+// MaxUniverse is the most symbols an opportunity scan accepts (spec §8).
+const MaxUniverse = 100
+
+// Opportunity scan vocabulary (spec §4.2).
+var (
+	AssetClasses      = []string{"crypto", "us_equity", "perp_only"}
+	OpportunityBlocks = []string{"metrics", "evidence", "risk_factors", "data_quality", "track_record", "market_context"}
+)
+
+// universeParam is the comma-separated universe of the GET scan: at most
+// MaxUniverse symbols, each a valid symbol; absent means every covered
+// symbol.
+type universeParam struct{}
+
+const universeRange = "1 to 100 comma-separated symbols, each 1 to 32 characters: letters, digits, '.', '-', '_' (case-insensitive)"
+
+// Spec implements api.Param.
+func (universeParam) Spec() api.ParamSpec {
+	return api.ParamSpec{Name: "universe", In: api.InQuery,
+		Desc:   "Symbols to scan, comma-separated, at most 100; every covered symbol when absent.",
+		Schema: schema.Obj{{"type", "string"}, {"minLength", 1}},
+		ToolSchema: schema.Obj{{"type", "array"}, {"items", schema.Obj{{"type", "string"}, {"minLength", 1},
+			{"maxLength", api.MaxSymbolLen}}}, {"maxItems", MaxUniverse}},
+		Check: func(raw string, _ func() time.Time) *api.ParamError {
+			if raw == "" {
+				return nil
+			}
+			_, e := parseUniverse(strings.Split(raw, ","))
+			return e
+		}}
+}
+
+// parseUniverse checks and upper-cases the universe; a repeated symbol is
+// kept once.
+func parseUniverse(parts []string) ([]string, *api.ParamError) {
+	bad := &api.ParamError{Param: "universe", Message: "universe must be " + universeRange, Range: universeRange}
+	if len(parts) == 0 || len(parts) > MaxUniverse {
+		return nil, bad
+	}
+	out := make([]string, 0, len(parts))
+	for _, p := range parts {
+		s, e := api.ParseSymbol(p)
+		if e != nil {
+			return nil, bad
+		}
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+// Parameters of the opportunity scan (spec §4.2, §8). The POST body's
+// fields are checked by the same parameters, so both forms answer the
+// same 400s.
+var (
+	objectiveParam = api.Enum{Name: "objective", Required: true, Values: opportunity.Objectives,
+		Desc: "What to look for (docs/decisions.md, Opportunity scan)."}
+	assetClassParam = api.Enum{Name: "assetClass", Values: AssetClasses,
+		Desc: "Only symbols of this class; every class when absent. perp_only selects symbols with perp positioning."}
+	oppWindowParam         = api.Enum{Name: "window", Values: schemas.Windows, Default: "5m", Desc: "Window of the trade-flow documents."}
+	minBuyPressureParam    = api.Number{Name: "minBuyPressure", Min: 50, Max: 100, Default: 60, Desc: "Pressure on the objective's side, % (unusual_buying, unusual_selling)."}
+	minVolumeMultipleParam = api.Number{Name: "minVolumeMultiple", Min: 0, Max: 1000, Default: 1.5, Desc: "Volume versus the symbol's own baseline."}
+	minVolumeUsdParam      = api.Number{Name: "minVolumeUsd", Min: 0, Max: 1e12, Default: 0, Desc: "Notional traded in the window, USD."}
+	minConfidenceParam     = api.Number{Name: "minConfidence", Min: 0, Max: 100, Default: 50, Desc: "The document's confidence score."}
+	minSourcesParam        = api.Int{Name: "minIndependentSources", Min: 1, Max: 3, Default: 1,
+		Desc: "Independent sources (spot_dex_flow, perp_positioning, smart_money) that must confirm the direction."}
+	includeParam    = api.Subset{Name: "include", Values: OpportunityBlocks, Desc: "Blocks of each result to include; all when absent."}
+	maxResultsParam = api.Int{Name: "maxResults", Min: 1, Max: 50, Default: 10, Desc: "Most results returned."}
+
+	opportunityParams = []api.Param{objectiveParam, universeParam{}, assetClassParam, oppWindowParam, minBuyPressureParam,
+		minVolumeMultipleParam, minVolumeUsdParam, minConfidenceParam, minSourcesParam, includeParam, maxResultsParam}
+)
+
+// OpportunityRequest is a checked scan request, from the GET parameters or
+// the POST body.
+type OpportunityRequest struct {
+	Objective   opportunity.Objective
+	Universe    []string // nil: every covered symbol
+	AssetClass  string   // "" any
+	Window      string
+	Constraints opportunity.Constraints
+	Include     []string
+}
+
+// requestFromQuery reads a GET request whose parameters are valid.
+func requestFromQuery(c fiber.Ctx) OpportunityRequest {
+	r := OpportunityRequest{Objective: opportunity.Objective(objectiveParam.Get(c)), AssetClass: assetClassParam.Get(c),
+		Window: oppWindowParam.Get(c), Include: includeParam.Get(c)}
+	if raw := c.Query("universe"); raw != "" {
+		r.Universe, _ = parseUniverse(strings.Split(raw, ","))
+	}
+	r.Constraints = opportunity.Constraints{MinBuyPressure: minBuyPressureParam.Get(c), MinVolumeMultiple: minVolumeMultipleParam.Get(c),
+		MinVolumeUsd: minVolumeUsdParam.Get(c), MinConfidence: minConfidenceParam.Get(c),
+		MinIndependentSources: int(minSourcesParam.Get(c)), MaxResults: int(maxResultsParam.Get(c))}
+	return r
+}
+
+// opportunityBody is the POST body of spec §4.2. Numbers are json.Number
+// so that each is checked by its parameter's own rule.
+type opportunityBody struct {
+	Objective   *string         `json:"objective"`
+	Universe    []string        `json:"universe"`
+	Constraints *bodyConstraint `json:"constraints"`
+	Include     []string        `json:"include"`
+	MaxResults  *json.Number    `json:"maxResults"`
+}
+
+type bodyConstraint struct {
+	Window                *string      `json:"window"`
+	AssetClass            *string      `json:"assetClass"`
+	MinBuyPressure        *json.Number `json:"minBuyPressure"`
+	MinVolumeMultiple     *json.Number `json:"minVolumeMultiple"`
+	MinVolumeUsd          *json.Number `json:"minVolumeUsd"`
+	MinConfidence         *json.Number `json:"minConfidence"`
+	MinIndependentSources *json.Number `json:"minIndependentSources"`
+}
+
+// Body field lists for the 400 of an unknown field.
+var (
+	opportunityBodyFields = []string{"objective", "universe", "constraints", "include", "maxResults"}
+	constraintFields      = []string{"window", "assetClass", "minBuyPressure", "minVolumeMultiple", "minVolumeUsd", "minConfidence", "minIndependentSources"}
+)
+
+// maxOpportunityBody bounds the POST body, bytes.
+const maxOpportunityBody = 16 << 10
+
+// opportunityLocal is the request local holding the checked POST body.
+const opportunityLocal = "mi.opportunityRequest"
+
+// checkOpportunityBody parses and checks the POST body before the paywall,
+// keeping the request in the locals.
+func checkOpportunityBody(c fiber.Ctx) *api.ParamError {
+	raw := c.Body()
+	if len(raw) > maxOpportunityBody {
+		return &api.ParamError{Param: "body", Message: "body must be a JSON object of at most 16 KiB", Range: "JSON object of at most 16 KiB"}
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	dec.UseNumber()
+	var b opportunityBody
+	if err := dec.Decode(&b); err != nil || dec.More() {
+		msg := "body must be a JSON object with the fields " + strings.Join(opportunityBodyFields, ", ") +
+			"; constraints holds " + strings.Join(constraintFields, ", ")
+		if err != nil {
+			msg += ": " + err.Error()
+		}
+		return &api.ParamError{Param: "body", Message: msg, Accepted: opportunityBodyFields}
+	}
+	get := func(p api.Param, raw string) (string, *api.ParamError) {
+		return raw, p.Spec().Check(raw, time.Now)
+	}
+	str := func(s *string) string {
+		if s == nil {
+			return ""
+		}
+		return *s
+	}
+	var r OpportunityRequest
+	var e *api.ParamError
+	var v string
+	if v, e = get(objectiveParam, str(b.Objective)); e != nil {
+		return e
+	}
+	r.Objective = opportunity.Objective(v)
+	if b.Universe != nil {
+		if r.Universe, e = parseUniverse(b.Universe); e != nil {
+			return e
+		}
+	}
+	if b.Include != nil {
+		if _, e = get(includeParam, strings.Join(b.Include, ",")); e != nil || len(b.Include) == 0 {
+			if e == nil {
+				e = &api.ParamError{Param: "include", Message: "include must be a non-empty subset of " + strings.Join(OpportunityBlocks, ", "), Accepted: OpportunityBlocks}
+			}
+			return e
+		}
+		for _, x := range OpportunityBlocks {
+			if slices.Contains(b.Include, x) {
+				r.Include = append(r.Include, x)
+			}
+		}
+	} else {
+		r.Include = OpportunityBlocks
+	}
+	k := b.Constraints
+	if k == nil {
+		k = &bodyConstraint{}
+	}
+	num := func(n *json.Number) string {
+		if n == nil {
+			return ""
+		}
+		return n.String()
+	}
+	if r.Window, e = get(oppWindowParam, str(k.Window)); e != nil {
+		return e
+	}
+	if r.Window == "" {
+		r.Window = oppWindowParam.Default
+	}
+	if r.AssetClass, e = get(assetClassParam, str(k.AssetClass)); e != nil {
+		return e
+	}
+	floats := []struct {
+		p   api.Number
+		n   *json.Number
+		dst *float64
+	}{{minBuyPressureParam, k.MinBuyPressure, &r.Constraints.MinBuyPressure}, {minVolumeMultipleParam, k.MinVolumeMultiple, &r.Constraints.MinVolumeMultiple},
+		{minVolumeUsdParam, k.MinVolumeUsd, &r.Constraints.MinVolumeUsd}, {minConfidenceParam, k.MinConfidence, &r.Constraints.MinConfidence}}
+	for _, f := range floats {
+		s := num(f.n)
+		if _, e = get(f.p, s); e != nil {
+			return e
+		}
+		*f.dst = f.p.Default
+		if s != "" {
+			*f.dst, _ = strconv.ParseFloat(s, 64)
+		}
+	}
+	ints := []struct {
+		p   api.Int
+		n   *json.Number
+		dst *int
+	}{{minSourcesParam, k.MinIndependentSources, &r.Constraints.MinIndependentSources}, {maxResultsParam, b.MaxResults, &r.Constraints.MaxResults}}
+	for _, f := range ints {
+		s := num(f.n)
+		if _, e = get(f.p, s); e != nil {
+			return e
+		}
+		*f.dst = int(f.p.Default)
+		if s != "" {
+			n, _ := strconv.Atoi(s)
+			*f.dst = n
+		}
+	}
+	c.Locals(opportunityLocal, r)
+	return nil
+}
+
+// Answer blocks.
+type (
+	// OpportunityMetrics are the flow measurements of a result.
+	OpportunityMetrics struct {
+		BuyPressure        float64 `json:"buyPressure"`
+		MomentumScore      float64 `json:"momentumScore"`
+		PriceChangePercent float64 `json:"priceChangePercent"`
+		VolumeMultiple     float64 `json:"volumeMultiple"`
+		BaselineReady      bool    `json:"baselineReady"`
+		VolumeUsd          float64 `json:"volumeUsd"`
+		ConfidenceScore    float64 `json:"confidenceScore"`
+		TradeCount         int64   `json:"tradeCount"`
+		EventType          string  `json:"eventType"`
+	}
+	// ResultQuality is the dataQuality block of a result.
+	ResultQuality struct {
+		Window      string   `json:"window"`
+		AsOf        string   `json:"asOf"`
+		AgeSeconds  int64    `json:"ageSeconds"`
+		Sources     []string `json:"sources"`
+		Unavailable []string `json:"unavailableSources"`
+	}
+	// OpportunityResult is one ranked result (spec §2.9).
+	OpportunityResult struct {
+		Rank                int                     `json:"rank"`
+		Symbol              string                  `json:"symbol"`
+		Direction           string                  `json:"direction"`
+		Score               int                     `json:"score"`
+		ConfirmingSources   []string                `json:"confirmingSources"`
+		Metrics             *OpportunityMetrics     `json:"metrics,omitempty"`
+		SupportingEvidence  *[]opportunity.Evidence `json:"supportingEvidence,omitempty"`
+		ConflictingEvidence *[]opportunity.Evidence `json:"conflictingEvidence,omitempty"`
+		RiskFactors         *[]opportunity.Risk     `json:"riskFactors,omitempty"`
+		DataQuality         *ResultQuality          `json:"dataQuality,omitempty"`
+		SignalTrackRecord1h *json.RawMessage        `json:"signalTrackRecord1h,omitempty"`
+		NextCalls           []string                `json:"nextCalls"`
+	}
+	// MarketContext is the market_context block: the regime of the window.
+	MarketContext struct {
+		Regime             string  `json:"regime"`
+		CoveredSymbols     int     `json:"coveredSymbols"`
+		AverageBuyPressure float64 `json:"averageBuyPressure"`
+	}
+	// OpportunityQuality is the answer's dataQuality block.
+	OpportunityQuality struct {
+		SymbolsScanned  int            `json:"symbolsScanned"`
+		Sources         []SourceStatus `json:"sources"`
+		TrackRecordNote string         `json:"trackRecordNote"`
+	}
+	// OpportunityAnswer is the body of the opportunity routes (spec §2.9).
+	OpportunityAnswer struct {
+		Objective     string              `json:"objective"`
+		Window        string              `json:"window"`
+		Results       []OpportunityResult `json:"results"`
+		FilteredOut   map[string]int      `json:"filteredOut"`
+		MarketContext *MarketContext      `json:"marketContext,omitempty"`
+		DataQuality   OpportunityQuality  `json:"dataQuality"`
+		Timestamp     string              `json:"timestamp"`
+	}
+)
+
+// trackRecordNote says why signalTrackRecord1h is null.
+const trackRecordNote = "signalTrackRecord1h is null: the live 1h hit rate is not yet read by the scan; see GET /api/v1/track-record"
+
+// Opportunities runs the scan of r over the fresh documents of its window.
+// ok is false when the window has no fresh document at all (404 no_data).
+func (rt *Routes) Opportunities(r OpportunityRequest) (OpportunityAnswer, bool) {
+	now := rt.now()
+	m := rt.market(r.Window)
+	if len(m.docs) == 0 {
+		return OpportunityAnswer{}, false
+	}
+	inClass := func(sym string) bool {
+		switch r.AssetClass {
+		case "crypto":
+			return !isEquity(sym)
+		case "us_equity":
+			return isEquity(sym)
+		case "perp_only":
+			return false // the positioning view is not read by the scan yet
+		}
+		return true
+	}
+	var flows []opportunity.Flow
+	missing, scanned := 0, 0
+	add := func(d *schemas.IntelligenceDocument) {
+		scanned++
+		flows = append(flows, opportunity.Flow{Symbol: d.Symbol, BuyPressure: finite(d.BuyPressure), MomentumScore: finite(d.MomentumScore),
+			PriceChangePercent: finite(d.PriceChangePercent), VolumeMultiple: finite(d.VolumeMultiple), BaselineReady: d.BaselineReady,
+			VolumeUsd: finite(d.Volume) * finite(d.Price), Confidence: finite(d.ConfidenceScore), TradeCount: d.TradeCount, EventType: d.EventType})
+	}
+	if r.Universe == nil {
+		for _, d := range m.docs {
+			if inClass(d.Symbol) {
+				add(d)
+			}
+		}
+	} else {
+		for _, s := range r.Universe {
+			if !inClass(s) {
+				continue
+			}
+			if d, ok := m.get(s); ok {
+				add(d)
+			} else {
+				scanned++
+				missing++
+			}
+		}
+	}
+	res := opportunity.Scan(r.Objective, r.Constraints, flows, missing)
+	has := func(b string) bool { return slices.Contains(r.Include, b) }
+	a := OpportunityAnswer{Objective: string(r.Objective), Window: r.Window, Results: make([]OpportunityResult, 0, len(res.Candidates)),
+		FilteredOut: res.FilteredOut, Timestamp: now.UTC().Format(time.RFC3339Nano)}
+	unavailable := []string{opportunity.SourcePositioning, opportunity.SourceSmartMoney}
+	for i, cand := range res.Candidates {
+		side := "buy"
+		if cand.Direction == opportunity.Bearish {
+			side = "sell"
+		}
+		f := cand.Flow
+		out := OpportunityResult{Rank: i + 1, Symbol: cand.Symbol, Direction: cand.Direction, Score: cand.Score,
+			ConfirmingSources: cand.ConfirmingSources,
+			NextCalls: []string{"/api/v1/intelligence/pre-trade?symbol=" + cand.Symbol + "&side=" + side + "&window=" + r.Window,
+				"/api/v1/intelligence/" + cand.Symbol + "?window=" + r.Window}}
+		if has("metrics") {
+			out.Metrics = &OpportunityMetrics{BuyPressure: f.BuyPressure, MomentumScore: f.MomentumScore, PriceChangePercent: f.PriceChangePercent,
+				VolumeMultiple: f.VolumeMultiple, BaselineReady: f.BaselineReady, VolumeUsd: f.VolumeUsd, ConfidenceScore: f.Confidence,
+				TradeCount: f.TradeCount, EventType: f.EventType}
+		}
+		if has("evidence") {
+			out.SupportingEvidence, out.ConflictingEvidence = &cand.Supporting, &cand.Conflicting
+		}
+		if has("risk_factors") {
+			out.RiskFactors = &cand.Risks
+		}
+		if has("data_quality") {
+			d, _ := m.get(cand.Symbol)
+			last := lastTradeNs(d)
+			out.DataQuality = &ResultQuality{Window: r.Window, AsOf: time.Unix(0, last).UTC().Format(time.RFC3339Nano),
+				AgeSeconds: max(0, (now.UnixNano()-last)/int64(time.Second)), Sources: []string{opportunity.SourceSpotFlow}, Unavailable: unavailable}
+		}
+		if has("track_record") {
+			null := json.RawMessage("null")
+			out.SignalTrackRecord1h = &null
+		}
+		a.Results = append(a.Results, out)
+	}
+	if has("market_context") {
+		a.MarketContext = &MarketContext{Regime: m.regime, CoveredSymbols: len(m.docs), AverageBuyPressure: m.avgBuyPressure}
+	}
+	a.DataQuality = OpportunityQuality{SymbolsScanned: scanned, TrackRecordNote: trackRecordNote, Sources: []SourceStatus{
+		{Source: opportunity.SourceSpotFlow, Status: statusOK, Detail: "fresh documents of the " + r.Window + " window"},
+		{Source: opportunity.SourcePositioning, Status: statusMissing, Detail: "the perp positioning view is not read by the scan yet"},
+		{Source: opportunity.SourceSmartMoney, Status: statusMissing, Detail: "smart-money wallet flows are not read by the scan yet"},
+	}}
+	return a, true
+}
+
+var errNoOpportunityRequest = errors.New("BUG: opportunity request missing from the locals")
+
+// Schemas of the answer.
+var (
+	evidenceSchema = schema.Object("One observation for or against the result.", schema.Obj{
+		{"source", schema.Enum(opportunity.Sources...)},
+		{"type", schema.String},
+		{"direction", schema.Enum(opportunity.Bullish, opportunity.Bearish, opportunity.Activity)},
+		{"observedValue", schema.Number},
+		{"unit", schema.String},
+		{"detail", schema.String},
+	})
+	riskSchema = schema.Object("A risk factor of the result.", schema.Obj{
+		{"type", schema.String}, {"severity", schema.Enum("low", "medium", "high")}, {"detail", schema.String},
+	})
+	filteredOutProps = func() schema.Obj {
+		var o schema.Obj
+		for _, r := range opportunity.Reasons {
+			o = append(o, schema.KV{r, schema.Count})
+		}
+		return o
+	}()
+	opportunityResultSchema = schema.ObjectRequiring("One ranked result (spec §2.9); the blocks not in include are absent.", schema.Obj{
+		{"rank", schema.Count},
+		{"symbol", schema.String},
+		{"direction", schema.Enum(opportunity.Bullish, opportunity.Bearish)},
+		{"score", schema.Percent()},
+		{"confirmingSources", schema.Array(schema.Enum(opportunity.Sources...))},
+		{"metrics", schema.Object("Flow measurements of the window (include metrics).", schema.Obj{
+			{"buyPressure", schema.Percent()}, {"momentumScore", schema.Number}, {"priceChangePercent", schema.Number},
+			{"volumeMultiple", schema.Number}, {"baselineReady", schema.Bool}, {"volumeUsd", schema.Number},
+			{"confidenceScore", schema.Number}, {"tradeCount", schema.Count}, {"eventType", schema.String},
+		})},
+		{"supportingEvidence", schema.Array(evidenceSchema)},
+		{"conflictingEvidence", schema.Array(evidenceSchema)},
+		{"riskFactors", schema.Array(riskSchema)},
+		{"dataQuality", schema.Object("Freshness of the result's inputs (include data_quality).", schema.Obj{
+			{"window", schema.Enum(schemas.Windows...)}, {"asOf", schema.DateTime}, {"ageSeconds", schema.Count},
+			{"sources", schema.Array(schema.String)}, {"unavailableSources", schema.Array(schema.String)},
+		})},
+		{"signalTrackRecord1h", schema.Described(schema.Nullable("object"), "Live 1h hit rate of the signal; null until the scan reads the track record (dataQuality.trackRecordNote).")},
+		{"nextCalls", schema.Array(schema.String)},
+	}, "rank", "symbol", "direction", "score", "confirmingSources", "nextCalls")
+	opportunitySchema = schema.Named{Name: "OpportunityScan", Schema: schema.ObjectRequiring("Opportunity scan (spec §2.9, §4.2).", schema.Obj{
+		{"objective", schema.Enum(opportunity.Objectives...)},
+		{"window", schema.Enum(schemas.Windows...)},
+		{"results", schema.Array(opportunityResultSchema)},
+		{"filteredOut", schema.Object("Symbols left out, per reason.", filteredOutProps)},
+		{"marketContext", schema.Object("Regime of the window (include market_context).", schema.Obj{
+			{"regime", schema.String}, {"coveredSymbols", schema.Count}, {"averageBuyPressure", schema.Percent()},
+		})},
+		{"dataQuality", schema.Object("Which sources the scan read.", schema.Obj{
+			{"symbolsScanned", schema.Count}, {"sources", schema.Array(sourceStatusSchema)}, {"trackRecordNote", schema.String},
+		})},
+		{"timestamp", schema.DateTime},
+	}, "objective", "window", "results", "filteredOut", "dataQuality", "timestamp")}
+	opportunityBodySchema = schema.Named{Name: "OpportunityScanRequest", Schema: schema.ObjectRequiring("POST body of the opportunity scan (spec §4.2).", schema.Obj{
+		{"objective", schema.Enum(opportunity.Objectives...)},
+		{"universe", schema.Obj{{"type", "array"}, {"items", schema.String}, {"maxItems", MaxUniverse}}},
+		{"constraints", schema.Object("Optional constraints; the GET parameters' ranges and defaults.", schema.Obj{
+			{"window", schema.Enum(schemas.Windows...)}, {"assetClass", schema.Enum(AssetClasses...)},
+			{"minBuyPressure", schema.Obj{{"type", "number"}, {"minimum", 50}, {"maximum", 100}}},
+			{"minVolumeMultiple", schema.Obj{{"type", "number"}, {"minimum", 0}, {"maximum", 1000}}},
+			{"minVolumeUsd", schema.Obj{{"type", "number"}, {"minimum", 0}}},
+			{"minConfidence", schema.Obj{{"type", "number"}, {"minimum", 0}, {"maximum", 100}}},
+			{"minIndependentSources", schema.Obj{{"type", "integer"}, {"minimum", 1}, {"maximum", 3}}},
+		})},
+		{"include", schema.Array(schema.Enum(OpportunityBlocks...))},
+		{"maxResults", schema.Obj{{"type", "integer"}, {"minimum", 1}, {"maximum", 50}}},
+	}, "objective")}
+)
+
+// opportunityOperations are the four scan routes: GET and POST on the
+// intelligence path and on the agent alias.
+func (rt *Routes) opportunityOperations() []api.Operation {
+	serve := func(c fiber.Ctx, r OpportunityRequest) error {
+		a, ok := rt.Opportunities(r)
+		if !ok {
+			return api.SendError(c, fiber.StatusNotFound, api.CodeNoData, "no fresh trade-flow document in the "+r.Window+" window")
+		}
+		return api.SendValue(c, fiber.StatusOK, a)
+	}
+	responses := []api.Response{
+		api.JSON(fiber.StatusOK, "Ranked results, possibly none (a valid answer when data is fresh), and the symbols left out per reason.", opportunitySchema),
+		api.JSON(fiber.StatusNotFound, "No fresh data at all in the window; not charged.", decisionNoDataSchema),
+	}
+	summary := "Opportunity scan: ranked symbols for an objective with evidence for and against, risk factors, data quality and suggested next calls; deterministic, no model."
+	get := func(path, id string, tool *api.Tool, noTool string) api.Operation {
+		return api.Operation{Method: fiber.MethodGet, Path: path, ID: id, Price: priceOpportunities, Summary: summary,
+			Params: opportunityParams, Responses: responses, Tool: tool, NoTool: noTool,
+			Handler: func(c fiber.Ctx) error { return serve(c, requestFromQuery(c)) }}
+	}
+	post := func(path, id string) api.Operation {
+		return api.Operation{Method: fiber.MethodPost, Path: path, ID: id, Price: priceOpportunities, Summary: summary,
+			Body:      &api.Body{Schema: opportunityBodySchema, Fields: append([]string{"body", "universe"}, opportunityParamsNames()...), Check: checkOpportunityBody},
+			Responses: responses, NoTool: "the POST form of find_opportunities (the tool calls the GET route)",
+			Handler: func(c fiber.Ctx) error {
+				r, ok := c.Locals(opportunityLocal).(OpportunityRequest)
+				if !ok {
+					return errNoOpportunityRequest
+				}
+				return serve(c, r)
+			}}
+	}
+	return []api.Operation{
+		get("/api/v1/intelligence/opportunities", "getOpportunities", &api.Tool{Name: "find_opportunities",
+			Description: "Ranked symbols for an objective (unusual_buying, unusual_selling, breakout, breakdown, crowded_positioning, smart_money_accumulation, smart_money_distribution) with evidence for and against, risk factors, data quality and suggested next calls. Deterministic; an empty list means nothing qualifies."}, ""),
+		post("/api/v1/intelligence/opportunities", "postOpportunities"),
+		get("/api/v1/agent/opportunities", "getAgentOpportunities", nil, "alias of GET /api/v1/intelligence/opportunities (find_opportunities)"),
+		post("/api/v1/agent/opportunities", "postAgentOpportunities"),
+	}
+}
+
+// opportunityParamsNames are the names of the scan's parameters, which a
+// 400 about the POST body may carry.
+func opportunityParamsNames() []string {
+	var out []string
+	for _, p := range opportunityParams {
+		if n := p.Spec().Name; n != "universe" {
+			out = append(out, n)
+		}
+	}
+	return out
+}
