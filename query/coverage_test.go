@@ -64,8 +64,8 @@ func TestCoverageRoute(t *testing.T) {
 		}
 	}
 	if !tools["get_symbol_intelligence"].Available ||
-		tools["get_symbol_intelligence"].PriceMicroUSD != priceIntelligenceSymbol || tools["find_opportunities"].Available ||
-		tools["find_opportunities"].NotAvailableBy == "" || !tools["pre_trade_check"].Available ||
+		tools["get_symbol_intelligence"].PriceMicroUSD != priceIntelligenceSymbol || !tools["find_opportunities"].Available ||
+		tools["find_opportunities"].PriceMicroUSD != 30_000 || !tools["pre_trade_check"].Available ||
 		tools["pre_trade_check"].PriceMicroUSD != 5_000 || !tools["get_tokenized_equities"].Available || !tools["get_data_coverage"].Available || tools["get_data_coverage"].PriceMicroUSD != 0 ||
 		!tools["get_market_news"].Available || tools["get_market_news"].PriceMicroUSD != 3_000 ||
 		!tools["get_fundamental_intelligence"].Available || tools["get_fundamental_intelligence"].PriceMicroUSD != 5_000 ||

@@ -141,10 +141,10 @@ func TestMCPToolsAndPrices(t *testing.T) {
 	}
 	// The SDK client closes its session on a transport error: connect again.
 	free = connectMCP(t, url, "")
-	// A tool whose data source is missing: a tool error, never a 402.
-	res, err := free.CallTool(ctx, &mcp.CallToolParams{Name: "find_opportunities", Arguments: map[string]any{"objective": "unusual_buying"}})
-	if err != nil || !res.IsError || !strings.Contains(text(res), "not available yet") {
-		t.Fatalf("unavailable tool: %v %+v", err, res)
+	// A tool call with a bad argument: a tool error naming it, never a 402.
+	res, err := free.CallTool(ctx, &mcp.CallToolParams{Name: "find_opportunities", Arguments: map[string]any{"objective": "moon"}})
+	if err != nil || !res.IsError || !strings.Contains(text(res), "unusual_buying") {
+		t.Fatalf("find_opportunities with a bad objective: %v %+v", err, res)
 	}
 
 	paid := connectMCP(t, url, "good")

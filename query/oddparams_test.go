@@ -85,6 +85,8 @@ func TestMarketRoutesOddParams(t *testing.T) {
 			required := map[string][]string{
 				"/api/v1/intelligence/compare":                {"symbols"},
 				"/api/v1/intelligence/pre-trade":              {"symbol"},
+				"/api/v1/intelligence/opportunities":          {"objective"},
+				"/api/v1/agent/opportunities":                 {"objective"},
 				"/api/v1/intelligence/query":                  {"symbols", "from", "to"},
 				"/api/v1/intelligence/backtest":               {"start", "end"},
 				"/api/v1/news/symbol":                         {"symbol"},

@@ -315,7 +315,7 @@ func TestOpenAPILiveResponses(t *testing.T) {
 	}
 	noRoute("/api/v1/intelligence/" + strings.Repeat("A", 33))
 	noRoute("/api/v1/intelligence/BTC%2BUSD")
-	noRoute("/api/v1/intelligence/opportunities")
+	check("/api/v1/intelligence/opportunities", 400) // a route (issue 16): objective is required
 	noRoute("/api/v1/intelligence/snapshot/premium")
 
 	check("/api/v1/intelligence/summary?window=1", 400)

@@ -555,14 +555,16 @@ func TestPaywallValidatesBeforeCharging(t *testing.T) {
 	// pre-trade, equities and premium are routes now (issue 16): a bad or
 	// missing parameter is a 400, never charged.
 	for _, target := range []string{"/api/v1/intelligence/pre-trade", "/api/v1/intelligence/pre-trade?symbol=BTCUSD&side=hold",
-		"/api/v1/intelligence/premium?symbols=BTCUSD", "/api/v1/intelligence/equities?window=1h"} {
+		"/api/v1/intelligence/premium?symbols=BTCUSD", "/api/v1/intelligence/equities?window=1h",
+		"/api/v1/intelligence/opportunities", "/api/v1/intelligence/opportunities?objective=moon",
+		"/api/v1/agent/opportunities?objective=breakout&minBuyPressure=49", "/api/v1/intelligence/opportunities?objective=breakout&include=x"} {
 		for _, h := range []map[string]string{nil, hk, pay} {
 			if r := f.get(t, target, h); r.status != 400 || r.decoded["charged"] != false {
 				t.Fatalf("%s (headers %v): %d %s, want 400", target, h != nil, r.status, r.body)
 			}
 		}
 	}
-	for _, target := range []string{"/api/v1/intelligence/opportunities", "/api/v1/intelligence/snapshot/premium", "/api/v1/intelligence/candles/opportunities", "/api/v1/datasets/equities"} {
+	for _, target := range []string{"/api/v1/intelligence/snapshot/premium", "/api/v1/intelligence/candles/opportunities", "/api/v1/datasets/equities"} {
 		for _, h := range []map[string]string{nil, hk, pay} {
 			if r := f.get(t, target, h); r.status != 404 || r.decoded["error"] != "not_found" || r.header.Get(x402.HeaderPaymentRequired) != "" {
 				t.Fatalf("%s (headers %v): %d %s, want 404 not_found", target, h != nil, r.status, r.body)

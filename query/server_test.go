@@ -210,6 +210,10 @@ func TestRoutes(t *testing.T) {
 		"GET /api/v1/preview 0",
 		"GET /api/v1/intelligence/equities 5000",
 		"GET /api/v1/intelligence/pre-trade 5000",
+		"GET /api/v1/intelligence/opportunities 30000",
+		"POST /api/v1/intelligence/opportunities 30000",
+		"GET /api/v1/agent/opportunities 30000",
+		"POST /api/v1/agent/opportunities 30000",
 		"GET /status 0",
 		"GET /healthz 0",
 	}

@@ -92,8 +92,7 @@ type mcpTool struct {
 // listed, answering a not_available tool error, and free. A domain that
 // declares the route with its Tool deletes its entry here
 // (TestMCPToolsDeclaredOnce fails while both exist).
-var pendingTools = []mcpTool{
-}
+var pendingTools = []mcpTool{}
 
 // detailArg is the argument of a tool whose answers are compacted.
 var detailArg = mcpArg{name: "detail", schema: schema.Enum("compact", "full"),
