@@ -217,6 +217,11 @@ func Scan(o Objective, c Constraints, flows []Flow, missing int) Result {
 	if kept == nil {
 		kept = []Candidate{}
 	}
+	// Evidence and risks only for the results returned.
+	for i := range kept {
+		evidence(&kept[i], kept[i].Flow)
+		kept[i].Risks = risks(kept[i].Flow)
+	}
 	r.Candidates = kept
 	return r
 }
@@ -266,8 +271,6 @@ func judge(o Objective, c Constraints, f Flow) (Candidate, string) {
 	cand := Candidate{Symbol: f.Symbol, Direction: dir, Flow: f, ConfirmingSources: []string{SourceSpotFlow},
 		Supporting: []Evidence{}, Conflicting: []Evidence{}, Risks: []Risk{}}
 	cand.Score = Score(dir, f)
-	evidence(&cand, f)
-	cand.Risks = risks(f)
 	return cand, ""
 }
 
