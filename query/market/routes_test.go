@@ -97,7 +97,7 @@ func TestValidation(t *testing.T) {
 	// A path segment that is no symbol is no route: 404 (the server's
 	// error handler writes the not_found body; this app has Fiber's).
 	for _, target := range []string{"/api/v1/intelligence/" + strings.Repeat("A", 33), "/api/v1/intelligence/BTC%20USD",
-		"/api/v1/intelligence/BTC$", "/api/v1/intelligence/%C3%A9", "/api/v1/intelligence/opportunities", "/api/v1/intelligence/premium"} {
+		"/api/v1/intelligence/BTC$", "/api/v1/intelligence/%C3%A9", "/api/v1/intelligence/premium"} {
 		if status, _, body := do(t, app, http.MethodGet, target); status != 404 {
 			t.Fatalf("GET %s: %d %s, want 404", target, status, body)
 		}
