@@ -154,9 +154,24 @@ const opportunityLocal = "mi.opportunityRequest"
 // checkOpportunityBody parses and checks the POST body before the paywall,
 // keeping the request in the locals.
 func checkOpportunityBody(c fiber.Ctx) *api.ParamError {
-	raw := c.Body()
+	r, e := parseOpportunityBody(c.Body())
+	if e != nil {
+		return e
+	}
+	c.Locals(opportunityLocal, r)
+	return nil
+}
+
+// parseOpportunityBody decodes and checks a POST body: the request, or the
+// 400 of the first rejected field.
+func parseOpportunityBody(raw []byte) (r OpportunityRequest, perr *api.ParamError) {
+	defer func() {
+		if perr != nil {
+			r = OpportunityRequest{}
+		}
+	}()
 	if len(raw) > maxOpportunityBody {
-		return &api.ParamError{Param: "body", Message: "body must be a JSON object of at most 16 KiB", Range: "JSON object of at most 16 KiB"}
+		return r, &api.ParamError{Param: "body", Message: "body must be a JSON object of at most 16 KiB", Range: "JSON object of at most 16 KiB"}
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
@@ -168,7 +183,7 @@ func checkOpportunityBody(c fiber.Ctx) *api.ParamError {
 		if err != nil {
 			msg += ": " + err.Error()
 		}
-		return &api.ParamError{Param: "body", Message: msg, Accepted: opportunityBodyFields}
+		return r, &api.ParamError{Param: "body", Message: msg, Accepted: opportunityBodyFields}
 	}
 	get := func(p api.Param, raw string) (string, *api.ParamError) {
 		return raw, p.Spec().Check(raw, time.Now)
@@ -179,16 +194,15 @@ func checkOpportunityBody(c fiber.Ctx) *api.ParamError {
 		}
 		return *s
 	}
-	var r OpportunityRequest
 	var e *api.ParamError
 	var v string
 	if v, e = get(objectiveParam, str(b.Objective)); e != nil {
-		return e
+		return r, e
 	}
 	r.Objective = opportunity.Objective(v)
 	if b.Universe != nil {
 		if r.Universe, e = parseUniverse(b.Universe); e != nil {
-			return e
+			return r, e
 		}
 	}
 	if b.Include != nil {
@@ -196,7 +210,7 @@ func checkOpportunityBody(c fiber.Ctx) *api.ParamError {
 			if e == nil {
 				e = &api.ParamError{Param: "include", Message: "include must be a non-empty subset of " + strings.Join(OpportunityBlocks, ", "), Accepted: OpportunityBlocks}
 			}
-			return e
+			return r, e
 		}
 		for _, x := range OpportunityBlocks {
 			if slices.Contains(b.Include, x) {
@@ -217,13 +231,13 @@ func checkOpportunityBody(c fiber.Ctx) *api.ParamError {
 		return n.String()
 	}
 	if r.Window, e = get(oppWindowParam, str(k.Window)); e != nil {
-		return e
+		return r, e
 	}
 	if r.Window == "" {
 		r.Window = oppWindowParam.Default
 	}
 	if r.AssetClass, e = get(assetClassParam, str(k.AssetClass)); e != nil {
-		return e
+		return r, e
 	}
 	floats := []struct {
 		p   api.Number
@@ -234,7 +248,7 @@ func checkOpportunityBody(c fiber.Ctx) *api.ParamError {
 	for _, f := range floats {
 		s := num(f.n)
 		if _, e = get(f.p, s); e != nil {
-			return e
+			return r, e
 		}
 		*f.dst = f.p.Default
 		if s != "" {
@@ -249,7 +263,7 @@ func checkOpportunityBody(c fiber.Ctx) *api.ParamError {
 	for _, f := range ints {
 		s := num(f.n)
 		if _, e = get(f.p, s); e != nil {
-			return e
+			return r, e
 		}
 		*f.dst = int(f.p.Default)
 		if s != "" {
@@ -257,8 +271,7 @@ func checkOpportunityBody(c fiber.Ctx) *api.ParamError {
 			*f.dst = n
 		}
 	}
-	c.Locals(opportunityLocal, r)
-	return nil
+	return r, nil
 }
 
 // Answer blocks.

@@ -174,3 +174,27 @@ func BenchmarkOpportunities1000(b *testing.B) {
 }
 
 func defaultConstraintsForBench() opportunity.Constraints { return opportunity.Defaults }
+
+// FuzzOpportunityBody: any body gives a request or a 400 naming a field,
+// never a panic; an accepted request holds values in their ranges.
+func FuzzOpportunityBody(f *testing.F) {
+	for _, s := range []string{`{"objective":"unusual_buying"}`, `{"objective":"breakdown","universe":["btcusd","ETHUSD"],"include":["metrics"]}`,
+		`{"objective":"breakout","constraints":{"window":"15m","minBuyPressure":70,"minIndependentSources":2},"maxResults":5}`,
+		`{"objective":`, `[]`, `{"objective":"breakout","maxResults":1e400}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		r, e := parseOpportunityBody(raw)
+		if e != nil {
+			if e.Param == "" || e.Message == "" {
+				t.Fatalf("400 without a parameter: %+v", e)
+			}
+			return
+		}
+		c := r.Constraints
+		if c.MinBuyPressure < 50 || c.MinBuyPressure > 100 || c.MaxResults < 1 || c.MaxResults > 50 ||
+			c.MinIndependentSources < 1 || c.MinIndependentSources > 3 || len(r.Universe) > MaxUniverse || r.Window == "" {
+			t.Fatalf("accepted out of range: %s → %+v", raw, r)
+		}
+	})
+}
