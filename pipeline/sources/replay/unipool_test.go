@@ -2,12 +2,7 @@ package replay
 
 import (
 	"context"
-	"encoding/json"
-	"io"
 	"math/big"
-	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -16,59 +11,15 @@ import (
 
 	"github.com/marketintel/mi/internal/uniswaptest"
 	"github.com/marketintel/mi/pipeline/sources/chain"
-	"github.com/marketintel/mi/pipeline/sources/chain/chaintest"
 	"github.com/marketintel/mi/pipeline/sources/venue/uniswap"
 	"github.com/marketintel/mi/schemas"
 )
 
-// polygonPool deploys Uniswap v3 on a simulated chain standing in for
-// Polygon, a new pool of two fresh tokens — PTT (18 decimals) and USDC.e
-// (6 decimals, a bridged stablecoin the symbol registry does not list) —
-// at 2 USDC.e per PTT, mints liquidity and makes a sell and a buy of PTT.
-// It writes the pool's eth_getLogs answer to a file and returns its path,
-// the chain, the pool and the two swaps (sell first).
-func polygonPool(t *testing.T) (string, *chaintest.Chain, *uniswaptest.Pool, [2]uniswaptest.Swapped, bool) {
-	ch := chaintest.New(t)
-	v3 := uniswaptest.DeployV3(t, ch)
-	usdc := v3.TokenDecimals(t, "USD Coin (PoS)", "USDC.e", 6)
-	ptt := v3.Token(t, "Polygon Test Token", "PTT")
-	pttIs0 := ptt.Cmp(usdc) < 0
-	price := 2e6 / 1e18 // token1 per token0, atomic
-	if !pttIs0 {
-		price = 1e18 / 2e6
-	}
-	pool := v3.CreatePool(t, ptt, usdc, 3000, uniswaptest.SqrtPriceX96(price))
-	e := func(x int64, d int64) *big.Int {
-		return new(big.Int).Mul(big.NewInt(x), new(big.Int).Exp(big.NewInt(10), big.NewInt(d), nil))
-	}
-	a0, a1 := e(1_000_000, 18), e(2_000_000, 6)
-	if !pttIs0 {
-		a0, a1 = a1, a0
-	}
-	v3.Mint(t, pool, -887220, 887220, a0, a1)
-	var sw [2]uniswaptest.Swapped
-	sw[0] = v3.SwapExactIn(t, pool, pttIs0, e(10, 18)) // PTT in: a sell
-	sw[1] = v3.SwapExactIn(t, pool, !pttIs0, e(50, 6)) // USDC.e in: a buy
-	// The pool's logs as the node answers eth_getLogs.
-	body := `{"jsonrpc":"2.0","id":1,"method":"eth_getLogs","params":[{"fromBlock":"0x0","toBlock":"latest","address":"` + strings.ToLower(pool.Address.Hex()) + `"}]}`
-	resp, err := http.Post(ch.URL, "application/json", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil || !json.Valid(b) {
-		t.Fatalf("eth_getLogs: %v %.200s", err, b)
-	}
-	path := filepath.Join(t.TempDir(), "uniswapv3_polygon_eth_getLogs.json")
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path, ch, pool, sw, pttIs0
-}
-
 func TestUniswapResolvedPool(t *testing.T) {
-	path, ch, pool, sw, pttIs0 := polygonPool(t)
+	// A new pool of fresh tokens, on a simulated chain standing in for
+	// Polygon, recorded as eth_getLogs answers it.
+	b := uniswaptest.DeployBridged(t)
+	path, ch, pool, sw, pttIs0 := b.LogsPath, b.Chain, b.Pool, b.Swaps, b.PTTIs0
 	paddr := strings.ToLower(pool.Address.Hex())
 
 	// Without a chain configured, the pool is unknown (as before).

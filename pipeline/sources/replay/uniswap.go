@@ -14,12 +14,14 @@ import (
 	"sync"
 	"time"
 
+	ethereum "github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/marketintel/mi/operators"
 	"github.com/marketintel/mi/pipeline/sidetopic"
 	"github.com/marketintel/mi/pipeline/sources"
+	"github.com/marketintel/mi/pipeline/sources/chain"
 	js "github.com/marketintel/mi/pipeline/sources/jsonscan"
 	"github.com/marketintel/mi/pipeline/sources/venue"
 	"github.com/marketintel/mi/pipeline/sources/venue/uniswap"
@@ -624,4 +626,20 @@ func poolRegistry(chainName string) (*uniswap.Registry, error) {
 	}
 	sort.Strings(names)
 	return nil, fmt.Errorf("chain %q has no RPC endpoint configured for resolving pools (configured: %v)", chainName, names)
+}
+
+// UseChains sets a pool registry (SetPoolRegistry) for every chain of set,
+// reading through its client: the Uniswap v3 logs of any pool on those
+// chains replay. mi backfill calls it with the chains of --sources-config.
+func UseChains(set *chain.Set) error {
+	for _, name := range set.Chains() {
+		c, err := set.Get(name)
+		if err != nil {
+			return fmt.Errorf("cannot use chain %s for pools: %w", name, err)
+		}
+		SetPoolRegistry(name, uniswap.NewRegistry(name, func(ctx context.Context, to common.Address, data []byte) ([]byte, error) {
+			return c.Call(ctx, ethereum.CallMsg{To: &to, Data: data}, nil, nil)
+		}))
+	}
+	return nil
 }
