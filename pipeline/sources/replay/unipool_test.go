@@ -5,6 +5,7 @@ import (
 	"math/big"
 	"strings"
 	"testing"
+	"time"
 
 	ethereum "github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
@@ -77,4 +78,46 @@ func TestUniswapResolvedPool(t *testing.T) {
 	if r.trades[0].Price >= r.trades[1].Price { // a sell pays the fee below, a buy above
 		t.Fatalf("sell price %v not below buy price %v", r.trades[0].Price, r.trades[1].Price)
 	}
+}
+
+// TestUniswapBlockTimeOffsets checks the raw-logs CSV takes block times
+// with an offset, as BigQuery and Dune export them, at the instant they
+// name.
+func TestUniswapBlockTimeOffsets(t *testing.T) {
+	row := func(ts string) string {
+		return `18937382,` + ts + `,0x0bb5e0dc49ae0b5a1949beabadc64522dd5615415a168650a3b592a84ae5ee05,33,169,"['0xc42079f94a6350d7e6235f29174924f928cc2ac818eb64fed8004e115fbcca67', '0x0000000000000000000000003fc91a3afd70395cd496c647d5a6cc9d4b2b7fad', '0x0000000000000000000000003fc91a3afd70395cd496c647d5a6cc9d4b2b7fad']",0xfffffffffffffffffffffffffffffffffffffffffffffffffffffffffea5d662000000000000000000000000000000000000000000000000002386f26fc1000000000000000000000000000000000000000051fdf2fd9b2526872a9b723450f2000000000000000000000000000000000000000000000000acd43e0e7cf808c50000000000000000000000000000000000000000000000000000000000030985`
+	}
+	want := time.Date(2024, 1, 5, 0, 0, 23, 0, time.UTC).UnixNano()
+	f := func(ts string, wantNs int64) {
+		t.Helper()
+		p := newUniswapParser(KnownPools[0].Address, nil)
+		if err := p.csvHeader(uniswapCSVColumns); err != nil {
+			t.Fatal(err)
+		}
+		recs := p.parse([]byte(row(ts)), nil)
+		var got *schemas.Trade
+		for _, r := range recs {
+			if r.Trade != nil {
+				got = r.Trade
+			}
+		}
+		switch {
+		case wantNs == 0 && got != nil:
+			t.Fatalf("%q: accepted as %v", ts, got)
+		case wantNs == 0:
+			if len(recs) != 1 || !strings.HasPrefix(recs[0].Reason, "bad timestamp") {
+				t.Fatalf("%q: %+v", ts, recs)
+			}
+		case got == nil || got.EventTimeNs != wantNs:
+			t.Fatalf("%q: trade %v, want time %d", ts, got, wantNs)
+		}
+	}
+	f("2024-01-05 00:00:23", want)
+	f("2024-01-05 00:00:23+00:00", want)
+	f("2024-01-05T00:00:23Z", want)
+	f("2024-01-05 00:00:23 +00:00", want)
+	f("2024-01-05 02:00:23+02:00", want)
+	f("2024-01-04 19:00:23-05:00", want)
+	f("2024-01-05 00:00:23 UTC", 0)
+	f("2024-01-05", 0)
 }

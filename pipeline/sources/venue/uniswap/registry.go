@@ -81,6 +81,9 @@ func (r *Registry) read(ctx context.Context, a common.Address) (*operators.PoolM
 			return nil, fmt.Errorf("cannot resolve pool %s on %s: %w", strings.ToLower(a.Hex()), r.chain, err)
 		}
 	}
+	if fee.Sign() < 0 || fee.BitLen() > 24 || spacing.BitLen() > 23 {
+		return nil, fmt.Errorf("cannot resolve pool %s on %s: fee %s or tickSpacing %s out of range: not a Uniswap v3 pool", strings.ToLower(a.Hex()), r.chain, fee, spacing)
+	}
 	var tok [2]*tokenMeta
 	for i, ta := range []common.Address{t0, t1} {
 		t, err := r.token(ctx, ta)
