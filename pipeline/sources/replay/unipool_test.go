@@ -2,6 +2,7 @@ package replay
 
 import (
 	"context"
+	"errors"
 	"math/big"
 	"strings"
 	"testing"
@@ -120,4 +121,27 @@ func TestUniswapBlockTimeOffsets(t *testing.T) {
 	f("2024-01-04 19:00:23-05:00", want)
 	f("2024-01-05 00:00:23 UTC", 0)
 	f("2024-01-05", 0)
+}
+
+// TestRegistryFind discovers the Bridged pool from the factory's getPool.
+func TestRegistryFind(t *testing.T) {
+	b := uniswaptest.DeployBridged(t)
+	c, err := chain.New(b.Chain.Config("polygon"), chain.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	reg := uniswap.NewRegistry("polygon", func(ctx context.Context, to common.Address, data []byte) ([]byte, error) {
+		return c.Call(ctx, ethereum.CallMsg{To: &to, Data: data}, nil, nil)
+	})
+	m, err := reg.Find(context.Background(), b.V3.Factory, b.Pool.Token1, b.Pool.Token0, 3000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Address != strings.ToLower(b.Pool.Address.Hex()) || m.Fee != 3000 || m.TickSpacing != 60 || m.Chain != "polygon" {
+		t.Fatalf("found %+v", m)
+	}
+	if _, err := reg.Find(context.Background(), b.V3.Factory, b.Pool.Token0, b.Pool.Token1, 500); !errors.Is(err, uniswap.ErrNoPool) {
+		t.Fatalf("fee without a pool: %v", err)
+	}
 }

@@ -2,6 +2,7 @@ package uniswap
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/big"
 	"strings"
@@ -161,4 +162,40 @@ func TokenSymbol(chain, address, ticker string) string {
 		return s
 	}
 	return ""
+}
+
+// factoryABI is the Uniswap v3 factory's getPool.
+var factoryABI = func() abi.ABI {
+	a, err := abi.JSON(strings.NewReader(`[{"type":"function","name":"getPool","stateMutability":"view","inputs":[{"name":"tokenA","type":"address"},{"name":"tokenB","type":"address"},{"name":"fee","type":"uint24"}],"outputs":[{"name":"pool","type":"address"}]}]`))
+	if err != nil {
+		panic("BUG: cannot parse the factory ABI: " + err.Error())
+	}
+	return a
+}()
+
+// ErrNoPool is returned by Find when the factory has no pool of the pair
+// and fee.
+var ErrNoPool = errors.New("no pool")
+
+// Find discovers the pool of tokens a and b (either order) with fee
+// (hundredths of a bip: 100, 500, 3000, 10000) from the factory's
+// getPool, and resolves it as Pool does. A pair without a pool is an
+// error wrapping ErrNoPool.
+func (r *Registry) Find(ctx context.Context, factory, a, b common.Address, fee uint32) (*operators.PoolMeta, error) {
+	data, err := factoryABI.Pack("getPool", a, b, new(big.Int).SetUint64(uint64(fee)))
+	if err != nil {
+		return nil, fmt.Errorf("cannot find pool: fee %d: %w", fee, err)
+	}
+	res, err := r.call(ctx, factory, data)
+	if err != nil {
+		return nil, fmt.Errorf("cannot call getPool() on %s: %w", factory.Hex(), err)
+	}
+	var pool common.Address
+	if err := factoryABI.UnpackIntoInterface(&pool, "getPool", res); err != nil {
+		return nil, fmt.Errorf("cannot decode getPool() of %s: %w", factory.Hex(), err)
+	}
+	if pool == (common.Address{}) {
+		return nil, fmt.Errorf("cannot find pool of %s/%s fee %d on %s: %w", a.Hex(), b.Hex(), fee, r.chain, ErrNoPool)
+	}
+	return r.Pool(ctx, pool.Hex())
 }
