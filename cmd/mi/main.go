@@ -320,11 +320,16 @@ func cmdRun(ctx context.Context, name string, fixed []string, args []string) (er
 	if posEvents != nil && (has("events") || api) {
 		liveEvents.Register("positioning", posEvents.Events()...) // pipeline/positioningevents.go
 	}
-	scfg, err := sources.LoadConfig(*sourcesConfig)
-	if err != nil {
-		return err
+	// The SEC routes read EDGAR as the setup's configuration says (the
+	// demo's points at its publishers), through the setup's shared
+	// clients; without live sources, as the built-in default says.
+	secSetup := setup
+	if secSetup == nil {
+		if secSetup, err = loadLive(nil, *sourcesConfig, stats, freshness, log); err != nil {
+			return err
+		}
 	}
-	secSvc, err := secWiring(scfg, *dataDir, asOf, log) // sec.go
+	secSvc, err := secWiring(secSetup.cfg, secSetup.env, *dataDir, asOf, log) // sec.go
 	if err != nil {
 		return err
 	}

@@ -17,13 +17,18 @@ import (
 // secWiring builds the service of the fundamentals and insiders routes
 // (query/sec; docs/fundamentals.md, docs/insiders.md): an EDGAR client
 // configured by the "edgar" section of the sources configuration in use
-// (www.sec.gov and data.sec.gov by default; the offline demo points it at
-// its replay server) and the http section's User-Agent and per-host rate
-// limits, with its cache under <data>/edgar-cache, and Parquet
-// snapshots of every answer under <data> (docs/datasets.md, "SEC
-// snapshots"). insidersAsOf, when set, fixes the date the insiders answers
-// are computed as of (--sec-insiders-as-of). It does no I/O.
-func secWiring(cfg sources.Config, dataDir string, insidersAsOf time.Time, log *slog.Logger) (*sec.Service, error) {
+// (www.sec.gov and data.sec.gov by default; the offline demo's
+// configuration points it at its replay server) and the http section's
+// User-Agent and per-host rate limits, with its cache under
+// <data>/edgar-cache, and Parquet snapshots of every answer under <data>
+// (docs/datasets.md, "SEC snapshots"). The client sends through env's
+// polite client (poll.ClientOf, the one the news source's filings use, so
+// sec.gov's 10 requests/s is one budget) unless the edgar section names
+// its own userAgent, and records every request into env's registry as
+// "sec:edgar" (/status, freshness.sources). insidersAsOf, when set, fixes
+// the date the insiders answers are computed as of (--sec-insiders-as-of).
+// It does no I/O.
+func secWiring(cfg sources.Config, env sources.Env, dataDir string, insidersAsOf time.Time, log *slog.Logger) (*sec.Service, error) {
 	var ec edgar.Config
 	if len(cfg.EDGAR) > 0 {
 		d := json.NewDecoder(bytes.NewReader(cfg.EDGAR))
@@ -33,7 +38,7 @@ func secWiring(cfg sources.Config, dataDir string, insidersAsOf time.Time, log *
 		}
 	}
 	if ec.UserAgent == "" {
-		ec.UserAgent = cfg.HTTP.UserAgentHeader()
+		ec.HTTP = poll.ClientOf(env)
 	}
 	// The client sends on the process's shared per-host limits (EDGAR's
 	// fair-access 10 requests/s is one budget with the news source's
@@ -44,6 +49,13 @@ func secWiring(cfg sources.Config, dataDir string, insidersAsOf time.Time, log *
 		ec.CacheDir = filepath.Join(dataDir, "edgar-cache")
 	}
 	ec.Logger = log
+	if env.Registry != nil {
+		endpoint := ec.WWW
+		if endpoint == "" {
+			endpoint = edgar.DefaultEndpoints.WWW
+		}
+		ec.Health = env.Registry.Register(secHealthName, "filings", endpoint)
+	}
 	c, err := edgar.New(ec)
 	if err != nil {
 		return nil, fmt.Errorf("cannot use the edgar section of the sources config: %w", err)
@@ -53,6 +65,9 @@ func secWiring(cfg sources.Config, dataDir string, insidersAsOf time.Time, log *
 	}
 	return sec.New(sec.Config{Client: c, InsidersAsOf: insidersAsOf, Snapshots: &sec.Snapshots{Root: dataDir}, Logger: log})
 }
+
+// secHealthName is the SEC routes' EDGAR client in /status.
+const secHealthName = "sec:edgar"
 
 // parseAsOf reads --sec-insiders-as-of: empty (the clock), a UTC day
 // YYYY-MM-DD (its start; the window holds that whole day) or an RFC 3339
