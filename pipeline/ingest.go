@@ -138,8 +138,9 @@ type IngestConfig struct {
 	// EndRun, when set, makes the end of input write, in the last
 	// transaction, an end record (header "kind: end", header "run" =
 	// EndRun, empty value) to every partition of mi.trades.v1, so the
-	// operators know this source sent its last trade there
-	// (ProcessConfig.EndAfter). EndRun names the run's set of sources.
+	// operators know this source sent its last trade there. EndRun is
+	// "N:key", N the number of the run's sources and key names their set;
+	// the operators close a partition's last minute once N have ended.
 	EndRun string
 }
 

@@ -56,13 +56,6 @@ type ProcessConfig struct {
 	// Longer means less state written; after a crash the operators replay
 	// at most this much input, re-emitting identical outputs. Default 1s.
 	CheckpointInterval time.Duration
-	// EndAfter, when not 0, is the number of finite sources the run reads
-	// (every one writing end records, IngestConfig.EndMarkers): when that
-	// many have ended in a partition, the operators close its last minute.
-	// Zero when any source is live: its trades may still fill that minute.
-	// Only end records of EndRun count (IngestConfig.EndRun).
-	EndAfter int
-	EndRun   string
 	// MaxPollRecords bounds the records handled in one transaction.
 	MaxPollRecords int
 	// SessionTimeout is how long the group waits for a silent instance
@@ -452,8 +445,8 @@ func (p *processor) handleGap(ps *partitionState, r *kgo.Record) {
 	p.stats.Gaps.Add(1)
 }
 
-// handleEnd counts a source's end record; when EndAfter sources have
-// ended in the partition, its input is over: the engine closes its last
+// handleEnd counts a source's end record; when all the sources its run
+// names have ended in the partition, its input is over: the engine closes its last
 // minute (operators.Engine.End), so the last trades get their candle.
 func (p *processor) handleEnd(ps *partitionState, r *kgo.Record, part int32) {
 	src, _, _ := sourceSeq(r, &p.intern)
@@ -471,7 +464,11 @@ func (p *processor) handleEnd(ps *partitionState, r *kgo.Record, part int32) {
 	if i, found := slices.BinarySearch(ps.pos.Ended, src); !found {
 		ps.pos.Ended = slices.Insert(ps.pos.Ended, i, src)
 	}
-	if p.cfg.EndAfter > 0 && run == p.cfg.EndRun && len(ps.pos.Ended) == p.cfg.EndAfter {
+	// The run header is "N:key" (RunConfig): the run has N sources. The
+	// instance needs no configuration of its own for this, so every
+	// instance of a group, reading sources or not, closes the same minute.
+	n, _, _ := strings.Cut(run, ":")
+	if after, err := strconv.Atoi(n); err == nil && after > 0 && len(ps.pos.Ended) == after {
 		ps.eng.End()
 		p.log.Info("end of input: the last minute is closed", "partition", part, "sources", ps.pos.Ended)
 	}

@@ -51,10 +51,9 @@ type RunConfig struct {
 	// CheckpointInterval is the operators' checkpoint interval
 	// (ProcessConfig.CheckpointInterval); 0 = its default.
 	CheckpointInterval time.Duration
-	// endAfter is the number of finite sources when every source is, and
-	// endRun a key of their specs (see ProcessConfig.EndAfter); set by Run.
-	endAfter int
-	endRun   string
+	// endRun, set by Run when every source is finite, is "N:key": the
+	// number of the run's sources and a key of their specs (IngestConfig.EndRun).
+	endRun string
 	// Roles to run; all when empty: "ingest", "process", "views", "parquet"
 	// (the Parquet sink, when DataDir is set), "news" (the news stage, when
 	// News is set), "alerts" (here: the token watches, SideSources and
@@ -179,12 +178,14 @@ func Run(ctx context.Context, cfg RunConfig) error {
 			endAfter++
 		}
 	}
-	cfg.endAfter = endAfter
 	if endAfter > 0 {
 		specs := slices.Clone(cfg.Sources)
 		slices.Sort(specs)
 		sum := sha256.Sum256([]byte(strings.Join(specs, "\n")))
-		cfg.endRun = hex.EncodeToString(sum[:8])
+		// The run names its number of sources, so an operator instance
+		// that reads no source itself (mi process, a second instance)
+		// knows when all have ended (ProcessConfig, handleEnd).
+		cfg.endRun = strconv.Itoa(endAfter) + ":" + hex.EncodeToString(sum[:8])
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	if has("ingest") {
@@ -201,7 +202,7 @@ func Run(ctx context.Context, cfg RunConfig) error {
 		g.Go(func() error {
 			return retryKafka(gctx, log, "operators", func() error {
 				return Process(gctx, ProcessConfig{Brokers: brokers, InstanceID: cfg.InstanceID, TxnSuffix: txnSuffix, Operators: cfg.Operators, Stats: cfg.Stats, Logger: log,
-					SessionTimeout: cfg.SessionTimeout, CheckpointInterval: cfg.CheckpointInterval, EndAfter: cfg.endAfter, EndRun: cfg.endRun}, cfg.Proc)
+					SessionTimeout: cfg.SessionTimeout, CheckpointInterval: cfg.CheckpointInterval, }, cfg.Proc)
 			})
 		})
 	}

@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -86,7 +87,9 @@ func (d *DB) create() {
 		return
 	}
 	d.dropStale(ctx, admin)
-	d.name = fmt.Sprintf("%s_%d_%d", d.prefix, os.Getpid(), time.Now().Unix())
+	// The pid says whose it is, the second how old, and the sequence
+	// tells apart two databases of one process made in one second.
+	d.name = fmt.Sprintf("%s_%d_%d_%d", d.prefix, os.Getpid(), time.Now().Unix(), seq.Add(1))
 	if _, err := admin.ExecContext(ctx, `CREATE DATABASE `+d.name); err != nil {
 		d.err = fmt.Errorf("cannot create database %s: %w", d.name, err)
 		return
@@ -108,7 +111,7 @@ func (d *DB) dropStale(ctx context.Context, admin *sql.DB) {
 		return
 	}
 	var stale []string
-	re := regexp.MustCompile(`^` + d.prefix + `_(\d+)_(\d+)$`)
+	re := regexp.MustCompile(`^` + d.prefix + `_(\d+)_(\d+)(?:_\d+)?$`)
 	for rows.Next() {
 		var name string
 		if rows.Scan(&name) != nil {
@@ -129,6 +132,9 @@ func (d *DB) dropStale(ctx context.Context, admin *sql.DB) {
 		_, _ = admin.ExecContext(ctx, `DROP DATABASE IF EXISTS `+name+` WITH (FORCE)`)
 	}
 }
+
+// seq numbers the databases this process creates.
+var seq atomic.Int64
 
 // alive reports whether a process with pid exists on this machine.
 func alive(pid int) bool {
