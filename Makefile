@@ -36,7 +36,8 @@ FIXTURES  ?= ../shared/fixtures
 # publication.
 demo: build
 	./$(BIN) run --source sim --demo-publishers $(FIXTURES) --data-dir ./data-demo --http-addr $(HTTP_ADDR) \
-		--kafka-listen $(KAFKA_ADDR) --dev-chain 127.0.0.1:8545 --news-retention 87600h --news-alert-max-age -1s
+		--kafka-listen $(KAFKA_ADDR) --dev-chain 127.0.0.1:8545 --news-retention 87600h --news-alert-max-age -1s \
+		--sec-insiders-as-of 2022-06-01
 
 # Installs the Debian tools the interoperability tests use when missing, then
 # runs every test (unit, fuzz seeds, kill-and-restart, kcat, real data). One

@@ -202,7 +202,7 @@ func Run(ctx context.Context, cfg RunConfig) error {
 		g.Go(func() error {
 			return retryKafka(gctx, log, "operators", func() error {
 				return Process(gctx, ProcessConfig{Brokers: brokers, InstanceID: cfg.InstanceID, TxnSuffix: txnSuffix, Operators: cfg.Operators, Stats: cfg.Stats, Logger: log,
-					SessionTimeout: cfg.SessionTimeout, CheckpointInterval: cfg.CheckpointInterval, }, cfg.Proc)
+					SessionTimeout: cfg.SessionTimeout, CheckpointInterval: cfg.CheckpointInterval}, cfg.Proc)
 			})
 		})
 	}

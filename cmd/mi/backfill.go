@@ -15,6 +15,9 @@ import (
 	"github.com/marketintel/mi/datasets"
 	"github.com/marketintel/mi/internal/datadir"
 	"github.com/marketintel/mi/pipeline"
+	"github.com/marketintel/mi/pipeline/sources"
+	"github.com/marketintel/mi/pipeline/sources/chain"
+	"github.com/marketintel/mi/pipeline/sources/replay"
 )
 
 // cmdBackfill is "mi backfill": history day files from a simulation or a
@@ -28,6 +31,7 @@ func cmdBackfill(ctx context.Context, args []string) error {
 	seed := fs.Int64("seed", 1, "simulator seed")
 	rate := fs.Float64("rate", 1, "simulator rate scale (1 ≈ 300 trades/s over the default universe)")
 	symbols := fs.String("symbols", "", "comma-separated simulated symbols (default: the whole universe)")
+	sourcesConfig := fs.String("sources-config", "", "sources configuration whose chains section names the RPC endpoints that resolve Uniswap v3 pools of a replay that are not built in (docs/sources.md)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -46,6 +50,21 @@ func cmdBackfill(ctx context.Context, args []string) error {
 		return err
 	}
 	log, _ := newLogger("text")
+	if *sourcesConfig != "" {
+		cfg, err := sources.LoadConfig(*sourcesConfig)
+		if err != nil {
+			return err
+		}
+		set, err := chain.Open(cfg.Chains, chain.Options{UserAgent: cfg.HTTP.UserAgentHeader()})
+		if err != nil {
+			return err
+		}
+		defer set.Close()
+		if err := replay.UseChains(set); err != nil {
+			return err
+		}
+		log.Info("replay resolves Uniswap v3 pools on", "chains", set.Chains())
+	}
 	bar := newFracBar(os.Stderr)
 	start := time.Now()
 	res, err := pipeline.Backfill(ctx, pipeline.BackfillConfig{

@@ -33,7 +33,11 @@ func freeAddr(t *testing.T) string {
 // positioning routes answer from the replayed captures (the README tour's
 // figures), /coverage offers funding_extreme, and the positioning event
 // stage raises the Hyperliquid capture's seven funding extremes on
-// mi.events.v1.
+// mi.events.v1. The news and SEC routes answer offline too: the ADBE 8-K
+// from the news source's filings, Apple's fundamentals and its 10b5-1
+// Form 4 from the SEC routes' EDGAR client, which reads the publishers
+// (the demo configuration's edgar section) and then shows in /status as
+// sec:edgar.
 func TestRunDemoPublishers(t *testing.T) {
 	fx := fixtures.Dir(t)
 	dir := t.TempDir()
@@ -48,7 +52,8 @@ func TestRunDemoPublishers(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		done <- cmdRun(ctx, "run", nil, []string{"--source", "sim", "--demo-publishers", fx, "--data-dir", data, "--http-addr", httpAddr,
-			"--kafka-listen", kafkaAddr, "--log-format", "json", "--news-alert-max-age", "-1s", "--news-retention", "87600h"})
+			"--kafka-listen", kafkaAddr, "--log-format", "json", "--news-alert-max-age", "-1s", "--news-retention", "87600h",
+			"--sec-insiders-as-of", "2022-06-01"})
 	}()
 	defer func() {
 		cancel()
@@ -123,6 +128,56 @@ func TestRunDemoPublishers(t *testing.T) {
 	}
 	if oi["binance"] != 108833.193 || oi["hyperliquid"] != 22727.78266 || pos.Flag == "" {
 		t.Fatalf("positioning %+v", pos)
+	}
+	var adbe []struct {
+		Category string
+		Symbols  []string
+	}
+	get("/api/v1/news/symbol?symbol=ADBE", &adbe, func() bool { return len(adbe) > 0 })
+	if adbe[0].Category != "filings" {
+		t.Fatalf("news/symbol ADBE: %+v", adbe)
+	}
+	var fund struct {
+		Financials map[string]struct {
+			Value           float64
+			AccessionNumber string
+		}
+	}
+	beforeSEC := time.Now().UTC()
+	get("/api/v1/fundamentals/AAPL", &fund, func() bool { return true })
+	if r := fund.Financials["revenue"]; r.Value != 416161000000 || r.AccessionNumber != "0000320193-25-000079" {
+		t.Fatalf("fundamentals AAPL: %+v", fund)
+	}
+	var ins struct {
+		AsOf   string
+		Signal string
+	}
+	get("/api/v1/insiders/AAPL?days=365", &ins, func() bool { return true })
+	if ins.Signal != "PLANNED_SELLING" || ins.AsOf != "2022-06-01T00:00:00Z" {
+		t.Fatalf("insiders AAPL: %+v", ins)
+	}
+	var st struct {
+		Freshness struct {
+			Sources []struct {
+				Name, Kind, Endpoint, State  string
+				LastAttemptAt, LastSuccessAt *time.Time
+			}
+		}
+	}
+	get("/status", &st, func() bool { return true })
+	var edgarEntry bool
+	for _, f := range st.Freshness.Sources {
+		if f.Name == "sec:edgar" {
+			edgarEntry = true
+			// The news classifier's ticker read goes through the same
+			// client at start: the fundamentals call's reads are newer.
+			if f.Kind != "filings" || f.LastSuccessAt == nil || f.LastAttemptAt == nil || f.LastAttemptAt.Before(beforeSEC.Truncate(time.Millisecond)) || f.Endpoint == "" {
+				t.Fatalf("/status sec:edgar after the SEC calls: %+v", f)
+			}
+		}
+	}
+	if !edgarEntry {
+		t.Fatalf("/status lists no sec:edgar among %+v", st.Freshness.Sources)
 	}
 	var cov struct {
 		Events []struct {

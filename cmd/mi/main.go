@@ -310,7 +310,21 @@ func cmdRun(ctx context.Context, name string, fixed []string, args []string) (er
 	if !has("news") && !api {
 		newsEvents = operators.NewLiveEvents() // the news stage runs elsewhere
 	}
-	nv, newsStage, err := newsWiring(ctx, setup, *dataDir, *newsRetention, *newsMaxAge, newsEvents, log) // news.go
+	// The process's one EDGAR client (the SEC routes, the news
+	// classifier's ticker read) reads EDGAR as the setup's configuration says (the
+	// demo's points at its publishers), through the setup's shared
+	// clients; without live sources, as the built-in default says.
+	secSetup := setup
+	if secSetup == nil {
+		if secSetup, err = loadLive(nil, *sourcesConfig, stats, freshness, log); err != nil {
+			return err
+		}
+	}
+	edgarC, err := edgarWiring(secSetup.cfg, secSetup.env, *dataDir, log) // sec.go
+	if err != nil {
+		return err
+	}
+	nv, newsStage, err := newsWiring(ctx, setup, edgarC, *dataDir, *newsRetention, *newsMaxAge, newsEvents, log) // news.go
 	if err != nil {
 		return err
 	}
@@ -320,11 +334,7 @@ func cmdRun(ctx context.Context, name string, fixed []string, args []string) (er
 	if posEvents != nil && (has("events") || api) {
 		liveEvents.Register("positioning", posEvents.Events()...) // pipeline/positioningevents.go
 	}
-	scfg, err := sources.LoadConfig(*sourcesConfig)
-	if err != nil {
-		return err
-	}
-	secSvc, err := secWiring(scfg, *dataDir, asOf, log) // sec.go
+	secSvc, err := secWiring(edgarC, *dataDir, asOf, log) // sec.go
 	if err != nil {
 		return err
 	}

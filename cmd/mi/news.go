@@ -5,6 +5,7 @@ import (
 	"context"
 	"log/slog"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/marketintel/mi/operators"
@@ -24,9 +25,10 @@ const tickersTimeout = 20 * time.Second
 // newsWiring returns the news view this instance follows and the news stage
 // (docs/news.md) when the sources configuration in use has an enabled
 // "news" entry; nil, nil otherwise. The classifier's dictionary is the
-// symbol registry's coins and SEC's ticker file, read through the edgar
-// client (cached under <data>/edgar-cache).
-func newsWiring(ctx context.Context, setup *liveSetup, dataDir string, retention, alertMaxAge time.Duration, live *operators.LiveEvents, log *slog.Logger) (*newsview.View, *pipeline.NewsConfig, error) {
+// symbol registry's coins and SEC's ticker file, read through ec, the
+// process's EDGAR client (edgarWiring), when the news entry's filings read
+// the same EDGAR endpoints (cached under <data>/edgar-cache).
+func newsWiring(ctx context.Context, setup *liveSetup, ec *edgar.Client, dataDir string, retention, alertMaxAge time.Duration, live *operators.LiveEvents, log *slog.Logger) (*newsview.View, *pipeline.NewsConfig, error) {
 	if setup == nil {
 		return nil, nil, nil // the live sources are off (see loadLive)
 	}
@@ -49,11 +51,16 @@ func newsWiring(ctx context.Context, setup *liveSetup, dataDir string, retention
 	if nc.Filings != nil {
 		ep = nc.Filings.EDGAR
 	}
-	// Through the process's polite client: its User-Agent and its sec.gov
-	// bucket, shared with the news source's EDGAR reads.
-	www := cmp.Or(ep.WWW, edgar.DefaultEndpoints.WWW)
-	ec, err := edgar.New(edgar.Config{Endpoints: ep, HTTP: poll.ClientOf(setup.env), Health: setup.env.Registry.Register("sec:edgar", "filings", www),
-		CacheDir: filepath.Join(dataDir, "edgar-cache"), Logger: log})
+	// The process's EDGAR client when the news entry reads the same EDGAR
+	// (one cache, one sec:edgar entry in /status); otherwise one of its
+	// own, still through the process's polite client: its User-Agent and
+	// its sec.gov bucket, shared with the news source's EDGAR reads.
+	var err error
+	if ec == nil || !sameEDGAR(ep, ec.Endpoints()) {
+		www := cmp.Or(ep.WWW, edgar.DefaultEndpoints.WWW)
+		ec, err = edgar.New(edgar.Config{Endpoints: ep, HTTP: poll.ClientOf(setup.env), Health: setup.env.Registry.Register("news:edgar-tickers", "filings", www),
+			CacheDir: filepath.Join(dataDir, "edgar-cache"), Logger: log})
+	}
 	if err == nil {
 		tctx, cancel := context.WithTimeout(ctx, tickersTimeout)
 		var tk *edgar.Tickers
@@ -82,4 +89,13 @@ func newsSideViews(nv *newsview.View) []pipeline.SideView {
 		return nil
 	}
 	return []pipeline.SideView{pipeline.ViewOf(sidetopic.News, nv.Apply)}
+}
+
+// sameEDGAR reports whether a and b, defaults filled in, are the same
+// EDGAR hosts.
+func sameEDGAR(a, b edgar.Endpoints) bool {
+	norm := func(e edgar.Endpoints) edgar.Endpoints {
+		return edgar.Endpoints{WWW: strings.TrimRight(cmp.Or(e.WWW, edgar.DefaultEndpoints.WWW), "/"), Data: strings.TrimRight(cmp.Or(e.Data, edgar.DefaultEndpoints.Data), "/")}
+	}
+	return norm(a) == norm(b)
 }

@@ -30,6 +30,7 @@ import (
 	"github.com/marketintel/mi/internal/ratesreplay"
 	"github.com/marketintel/mi/pipeline/sources"
 	"github.com/marketintel/mi/pipeline/sources/chain/chaintest"
+	"github.com/marketintel/mi/pipeline/sources/edgar"
 	"github.com/marketintel/mi/pipeline/sources/edgar/edgarreplay"
 	"github.com/marketintel/mi/pipeline/sources/perps/perpsreplay"
 )
@@ -91,7 +92,8 @@ func Start(fixturesDir string) (*Publishers, error) {
 
 // Config returns the sources configuration reading the captures from a
 // replay server at base and Polygon from chainURL: the news feeds and
-// EDGAR, the rates sources and the positioning pollers, with the http
+// EDGAR (the news source's filings and, in the edgar section, the SEC
+// routes' client), the rates sources and the positioning pollers, with the http
 // section of newsreplay (a contact, as EDGAR requires; no rate limit on
 // the local server).
 func Config(base, chainURL string) (sources.Config, error) {
@@ -112,7 +114,12 @@ func Config(base, chainURL string) (sources.Config, error) {
 		HTTP    sources.HTTPConfig    `json:"http"`
 		Chains  []sources.ChainConfig `json:"chains"`
 		Sources []json.RawMessage     `json:"sources"`
-	}{newsreplay.HTTP(), []sources.ChainConfig{{Chain: ratesreplay.Chain, RPC: chainURL, Limit: unlimited}}, entries}
+		// EDGAR is the edgar section: the SEC routes' client
+		// (fundamentals, insiders) reads the same replay server as the
+		// news source's filings.
+		EDGAR edgar.Endpoints `json:"edgar"`
+	}{newsreplay.HTTP(), []sources.ChainConfig{{Chain: ratesreplay.Chain, RPC: chainURL, Limit: unlimited}}, entries,
+		edgar.Endpoints{WWW: base, Data: base}}
 	b, err := json.Marshal(doc)
 	if err != nil {
 		return sources.Config{}, fmt.Errorf("BUG: cannot encode the demo configuration: %w", err)

@@ -136,6 +136,21 @@ func (v *V3) Token(t testing.TB, name, symbol string) common.Address {
 	return tok
 }
 
+// TokenDecimals is Token with the given decimals (TestDecimalsERC20 beside
+// this file): a 6-decimal stablecoin such as USDC.e. The supply is 10^30
+// atomic units.
+func (v *V3) TokenDecimals(t testing.TB, name, symbol string, decimals uint8) common.Address {
+	t.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	art := chaintest.ReadArtifact(t, filepath.Dir(file), "TestDecimalsERC20")
+	supply := new(big.Int).Exp(big.NewInt(10), big.NewInt(30), nil)
+	tok := v.Chain.Deploy(t, v.Owner, art, name, symbol, decimals, supply)
+	for _, spender := range []common.Address{v.PositionManager, v.Router} {
+		v.Chain.Send(t, v.Owner, tok, art.ABI, "approve", spender, maxUint)
+	}
+	return tok
+}
+
 // CreatePool creates the pool of tokens a and b with fee (hundredths of a
 // bip: 500, 3000, 10000) and initializes it at sqrtPriceX96 (the square
 // root of token1 per token0, Q64.96).

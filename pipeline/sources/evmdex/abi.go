@@ -1,22 +1,6 @@
 package evmdex
 
-import (
-	"strings"
-
-	"github.com/ethereum/go-ethereum/accounts/abi"
-)
-
-const erc20ABI = `[
-{"type":"function","name":"decimals","stateMutability":"view","inputs":[],"outputs":[{"name":"","type":"uint8"}]},
-{"type":"function","name":"symbol","stateMutability":"view","inputs":[],"outputs":[{"name":"","type":"string"}]}
-]`
+import "github.com/marketintel/mi/pipeline/sources/venue/uniswap"
 
 // ERC20ABI is the subset of the ERC-20 ABI the connector uses.
-var ERC20ABI abi.ABI
-
-func init() {
-	var err error
-	if ERC20ABI, err = abi.JSON(strings.NewReader(erc20ABI)); err != nil {
-		panic("BUG: cannot parse the ERC-20 ABI: " + err.Error())
-	}
-}
+var ERC20ABI = uniswap.ERC20ABI

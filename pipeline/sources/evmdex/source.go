@@ -429,12 +429,11 @@ func (s *Source) token(ctx context.Context, ec *ethclient.Client, a common.Addre
 	if err := s.call(ctx, ec, a, ERC20ABI, "symbol", &sym); err != nil {
 		return nil, err
 	}
-	t := &tokenInfo{addr: a, ticker: sym, decimals: int(dec)}
-	if reg, ok := symbols.LookupToken(s.cfg.Chain, a.Hex()); ok {
-		if reg.Decimals != t.decimals {
-			return nil, fmt.Errorf("cannot use token %s on %s: decimals() = %d, the registry says %d", a.Hex(), s.cfg.Chain, t.decimals, reg.Decimals)
-		}
-		t.symbol = reg.Symbol
+	// The registry's symbol, else the quote rules of the venue (bridged
+	// stablecoins are USD, WETH is ETH, any other ticker its USD pair).
+	t := &tokenInfo{addr: a, ticker: sym, decimals: int(dec), symbol: uniswap.TokenSymbol(s.cfg.Chain, a.Hex(), sym)}
+	if reg, ok := symbols.LookupToken(s.cfg.Chain, a.Hex()); ok && reg.Decimals != t.decimals {
+		return nil, fmt.Errorf("cannot use token %s on %s: decimals() = %d, the registry says %d", a.Hex(), s.cfg.Chain, t.decimals, reg.Decimals)
 	}
 	s.toks[a] = t
 	return t, nil

@@ -46,6 +46,7 @@ import (
 	js "github.com/marketintel/mi/pipeline/sources/jsonscan"
 	"github.com/marketintel/mi/pipeline/sources/venue"
 	"github.com/marketintel/mi/pipeline/sources/venue/coinbase"
+	"github.com/marketintel/mi/pipeline/sources/venue/uniswap"
 )
 
 // ErrUnknownFormat is wrapped by Open's error when it cannot tell the format
@@ -94,13 +95,36 @@ type unitReader interface {
 // is detected from the file name and its first line; the error names the
 // accepted formats when it cannot be. A Uniswap raw-logs CSV takes its pool
 // from the file name or from a `#pool=0x...` suffix on path.
+//
+// Uniswap v3 logs of a pool that is not one of KnownPools are replayed
+// when a pool registry is set for the capture's chain (SetPoolRegistry):
+// the chain is named by a `#chain=polygon` suffix (combined with a pool as
+// `#pool=0x...&chain=polygon`), or is the only chain with a registry.
 func Open(path string) (sources.Source, error) {
-	path, pool, _ := strings.Cut(path, "#pool=")
+	path, frag, _ := strings.Cut(path, "#")
+	var pool, chainName string
+	if frag != "" {
+		for _, kv := range strings.Split(frag, "&") {
+			k, v, _ := strings.Cut(kv, "=")
+			switch k {
+			case "pool":
+				pool = v
+			case "chain":
+				chainName = v
+			default:
+				return nil, fmt.Errorf("cannot open replay file %s: unknown suffix %q: accepted are #pool=0x... and #chain=NAME, joined by &", path, kv)
+			}
+		}
+	}
+	reg, err := poolRegistry(chainName)
+	if err != nil {
+		return nil, fmt.Errorf("cannot open replay file %s: %w", path, err)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("cannot open replay file: %w", err)
 	}
-	s, err := newFileSource(f, filepath.Base(path), pool)
+	s, err := newFileSource(f, filepath.Base(path), pool, reg)
 	if err != nil {
 		_ = f.Close()
 		return nil, err
@@ -152,7 +176,7 @@ type fileSource struct {
 	err     error
 }
 
-func newFileSource(f io.ReadCloser, base, pool string) (*fileSource, error) {
+func newFileSource(f io.ReadCloser, base, pool string, reg *uniswap.Registry) (*fileSource, error) {
 	s := &fileSource{name: "replay:" + sourceName(base), closers: []io.Closer{f}}
 	br := bufio.NewReaderSize(f, 1<<16)
 	var rd io.Reader = br
@@ -173,7 +197,7 @@ func newFileSource(f io.ReadCloser, base, pool string) (*fileSource, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot read %s: %w", base, err)
 	}
-	p, ur, err := detect(base, pool, first, lr, rd)
+	p, ur, err := detect(base, pool, reg, first, lr, rd)
 	if err != nil {
 		return nil, err
 	}
@@ -313,7 +337,7 @@ func (p *emptyParser) parse(unit []byte, out []sources.Record) []sources.Record 
 
 // detect picks the parser for a file from its name and first line, and
 // returns the unit reader it reads with.
-func detect(name, pool string, first []byte, lr *lineReader, rd io.Reader) (parser, unitReader, error) {
+func detect(name, pool string, reg *uniswap.Registry, first []byte, lr *lineReader, rd io.Reader) (parser, unitReader, error) {
 	lname := strings.ToLower(name)
 	unknown := func(why string) error {
 		return fmt.Errorf("cannot open %s: %w (%s); accepted formats: %s", name, ErrUnknownFormat, why, Formats)
@@ -349,7 +373,7 @@ func detect(name, pool string, first []byte, lr *lineReader, rd io.Reader) (pars
 			if err != nil {
 				return nil, nil, fmt.Errorf("cannot open %s: %w", name, err)
 			}
-			return newUniswapParser(""), ur, nil
+			return newUniswapParser("", reg), ur, nil
 		}
 		if js.HasKey(trimmed, "type") && (strings.Contains(lname, "coinbase") || coinbase.IsLegacyType(js.StringField(trimmed, "type"))) {
 			return newCoinbaseCapture(), lr, nil
@@ -366,7 +390,7 @@ func detect(name, pool string, first []byte, lr *lineReader, rd io.Reader) (pars
 			if err != nil {
 				return nil, nil, fmt.Errorf("cannot open %s: %w", name, err)
 			}
-			return newUniswapParser(""), ur, nil
+			return newUniswapParser("", reg), ur, nil
 		}
 		return nil, nil, unknown("JSON lines of no known layout")
 	case len(trimmed) > 0 && trimmed[0] == '[':
@@ -381,11 +405,11 @@ func detect(name, pool string, first []byte, lr *lineReader, rd io.Reader) (pars
 		}
 		return p, lr, nil
 	case sameColumns(cols, uniswapCSVColumns):
-		addr, err := poolFor(lname, pool)
+		addr, err := poolFor(lname, pool, reg)
 		if err != nil {
 			return nil, nil, fmt.Errorf("cannot open %s: %w", name, err)
 		}
-		p := newUniswapParser(addr)
+		p := newUniswapParser(addr, reg)
 		if err := p.csvHeader(cols); err != nil {
 			return nil, nil, fmt.Errorf("cannot open %s: %w", name, err)
 		}

@@ -2,21 +2,26 @@ package replay
 
 import (
 	"bytes"
+	"context"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"math/big"
+	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
+	ethereum "github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/marketintel/mi/operators"
 	"github.com/marketintel/mi/pipeline/sidetopic"
 	"github.com/marketintel/mi/pipeline/sources"
+	"github.com/marketintel/mi/pipeline/sources/chain"
 	js "github.com/marketintel/mi/pipeline/sources/jsonscan"
 	"github.com/marketintel/mi/pipeline/sources/venue"
 	"github.com/marketintel/mi/pipeline/sources/venue/uniswap"
@@ -63,10 +68,10 @@ var uniswapCSVColumns = []string{"block_number", "block_timestamp", "transaction
 // poolFor picks the pool of a raw-logs CSV: the explicit `#pool=` address,
 // else the known pool whose address (or its first 6 characters, "0x88e6")
 // appears in the lower-cased file name.
-func poolFor(lname, explicit string) (string, error) {
+func poolFor(lname, explicit string, reg *uniswap.Registry) (string, error) {
 	if explicit != "" {
 		explicit = strings.ToLower(explicit)
-		if _, ok := lookupPool(explicit); !ok {
+		if _, ok := lookupPool(explicit); !ok && reg == nil {
 			return "", fmt.Errorf("unknown pool %s: known pools are %s", explicit, knownPoolList())
 		}
 		return explicit, nil
@@ -128,9 +133,13 @@ type uniswapParser struct {
 	lastPool uniPoolTokens
 	// swaps is the venue's mapping of a swap to a trade.
 	swaps uniswap.Swaps
+	// reg resolves the pools that are not KnownPools; nil rejects them.
+	reg *uniswap.Registry
 }
 
-func newUniswapParser(pool string) *uniswapParser { return &uniswapParser{pool: pool} }
+func newUniswapParser(pool string, reg *uniswap.Registry) *uniswapParser {
+	return &uniswapParser{pool: pool, reg: reg}
+}
 
 func (p *uniswapParser) csvHeader(cols []string) error {
 	m, err := columnIndex(cols)
@@ -216,9 +225,9 @@ func (p *uniswapParser) csvLog(line []byte, l *uniLog) string {
 	}
 	l.pool = p.pool
 	l.block, _ = strconv.ParseUint(get(0), 10, 64) // 0 if not a number: only the pool events carry it
-	ts, err := time.Parse("2006-01-02 15:04:05", get(1))
-	if err != nil {
-		return "bad timestamp: block_timestamp is not `YYYY-MM-DD hh:mm:ss`"
+	ts, ok := blockTime(get(1))
+	if !ok {
+		return "bad timestamp: block_timestamp is not `YYYY-MM-DD hh:mm:ss` (UTC) or that with an offset (`+00:00`, `Z`, a `T` separator)"
 	}
 	l.blockTsNs = ts.UnixNano()
 	l.txHash = strings.ToLower(get(2))
@@ -279,8 +288,8 @@ func (p *uniswapParser) jsonLog(obj []byte, l *uniLog) string {
 		return "skip" // reorged out
 	}
 	l.pool = strings.ToLower(string(addr))
-	if _, ok := lookupPool(l.pool); !ok {
-		return "unknown pool: " + l.pool
+	if _, ok := lookupPool(l.pool); !ok && p.reg == nil {
+		return "unknown pool: " + l.pool + " (configure its chain to replay any pool)"
 	}
 	sec, ok := hexUint(ts)
 	if !ok || sec > 1<<40 {
@@ -307,6 +316,20 @@ func (p *uniswapParser) jsonLog(obj []byte, l *uniLog) string {
 	l.topics = p.topics
 	l.data = data
 	return ""
+}
+
+// blockTimeLayouts are the block_timestamp layouts csvLog accepts: UTC
+// without an offset (demeter-fetch) and with one (BigQuery, Dune exports:
+// "2024-01-05 00:00:23+00:00", "2024-01-05T00:00:23Z").
+var blockTimeLayouts = []string{"2006-01-02 15:04:05", "2006-01-02 15:04:05Z07:00", "2006-01-02T15:04:05Z07:00", "2006-01-02 15:04:05 Z07:00"}
+
+func blockTime(s string) (time.Time, bool) {
+	for _, l := range blockTimeLayouts {
+		if t, err := time.Parse(l, s); err == nil {
+			return t, true
+		}
+	}
+	return time.Time{}, false
 }
 
 func hexUint(b []byte) (uint64, bool) {
@@ -349,9 +372,9 @@ func hexAddress(a []byte) string {
 // read the log: the trade and its wallet then come from the parser's slab
 // and arena; the trade is the same.
 func (p *uniswapParser) swap(raw []byte, l *uniLog, out []sources.Record, fast bool) []sources.Record {
-	pool, ok := lookupPool(l.pool)
-	if !ok {
-		return append(out, venue.Reject(raw, "unknown pool: "+l.pool))
+	pt, reason := p.tokensOf(l.pool)
+	if pt == nil {
+		return append(out, venue.Reject(raw, reason))
 	}
 	if len(l.topics) != 3 {
 		return append(out, venue.Reject(raw, "malformed swap: want 3 topics"))
@@ -362,7 +385,6 @@ func (p *uniswapParser) swap(raw []byte, l *uniLog, out []sources.Record, fast b
 	}
 	// The fixed-width decoder reads the canonical data; the ABI decodes what
 	// it refuses (and makes the rejections), as it did before.
-	pt := p.poolTokens(pool)
 	var w uniswap.SwapWords
 	var buf [5 * 32]byte
 	var ev *operators.PoolEvent
@@ -417,9 +439,9 @@ func (p *uniswapParser) swap(raw []byte, l *uniLog, out []sources.Record, fast b
 // position decodes a Mint or Burn log into a record of mi.pool-events.v1; a
 // malformed one is dead-lettered there.
 func (p *uniswapParser) position(raw []byte, l *uniLog, out []sources.Record) []sources.Record {
-	pool, ok := lookupPool(l.pool)
-	if !ok {
-		return append(out, sidetopic.PoolEvents.Reject(append([]byte(nil), raw...), "unknown pool: "+l.pool))
+	pt, reason := p.tokensOf(l.pool)
+	if pt == nil {
+		return append(out, sidetopic.PoolEvents.Reject(append([]byte(nil), raw...), reason))
 	}
 	lg := types.Log{Topics: make([]common.Hash, len(l.topics))}
 	for i, t := range l.topics {
@@ -436,45 +458,64 @@ func (p *uniswapParser) position(raw []byte, l *uniLog, out []sources.Record) []
 	if err != nil {
 		return append(out, sidetopic.PoolEvents.Reject(append([]byte(nil), raw...), err.Error()))
 	}
-	ev := uniswap.PositionEvent(p.poolTokens(pool).meta, l.block, l.logIndex, l.blockTsNs, l.txHash, &pos)
+	ev := uniswap.PositionEvent(pt.meta, l.block, l.logIndex, l.blockTsNs, l.txHash, &pos)
 	return append(out, sidetopic.PoolEvents.Record(ev.Proto()))
 }
 
 // uniPoolTokens are a known pool's tokens as the trades need them, and
 // its description as its pool events carry it.
 type uniPoolTokens struct {
-	address     string
-	base, quote symbols.Token
-	baseIs0     bool // token0 is the base
-	sym         venue.Sym
-	meta        *operators.PoolMeta
+	address string
+	baseIs0 bool // token0 is the base
+	sym     venue.Sym
+	meta    *operators.PoolMeta
 }
 
-// poolTokens returns the tokens of a known pool, from the parser's cache of
-// the last pool (a file or an eth_getLogs answer is mostly one pool).
-func (p *uniswapParser) poolTokens(pool Pool) *uniPoolTokens {
-	if p.lastPool.address == pool.Address {
-		return &p.lastPool
+// tokensOf returns the tokens of the pool at addr (lower case): a known
+// pool's from the symbol registry, any other pool's from the parser's pool
+// registry (read from its chain once), from the parser's cache of the last
+// pool (a file or an eth_getLogs answer is mostly one pool). reason says
+// why there are none: an unknown pool without a registry, a pool the chain
+// cannot describe, or one not quoted in a USD stablecoin or WETH.
+func (p *uniswapParser) tokensOf(addr string) (*uniPoolTokens, string) {
+	if p.lastPool.address == addr {
+		return &p.lastPool, ""
 	}
+	var m *operators.PoolMeta
+	if pool, ok := lookupPool(addr); ok {
+		m = knownPoolMeta(pool)
+	} else if p.reg == nil {
+		return nil, "unknown pool: " + addr
+	} else {
+		var err error
+		if m, err = p.reg.Pool(context.Background(), addr); err != nil {
+			return nil, "unknown pool: " + addr + ": " + err.Error()
+		}
+	}
+	baseIs0, ok := m.BaseIsToken0()
+	if !ok {
+		return nil, fmt.Sprintf("unsupported pool: %s %s/%s is not quoted in a USD stablecoin or WETH", addr, m.Ticker0, m.Ticker1)
+	}
+	pt := uniPoolTokens{address: addr, baseIs0: baseIs0, meta: m}
+	base, quote := m.Ticker1, m.Ticker0
+	if baseIs0 {
+		base, quote = m.Ticker0, m.Ticker1
+	}
+	pt.sym = venue.Sym{VenueSymbol: base + "/" + quote, Symbol: m.BaseSymbol(), OK: true}
+	p.lastPool = pt
+	return &p.lastPool, ""
+}
+
+// knownPoolMeta describes a known pool from the symbol registry.
+func knownPoolMeta(pool Pool) *operators.PoolMeta {
 	t0, okT0 := symbols.LookupToken(pool.Chain, pool.Token0)
 	t1, okT1 := symbols.LookupToken(pool.Chain, pool.Token1)
 	if !okT0 || !okT1 {
 		panic("BUG: known pool " + pool.Address + " has tokens the registry does not list")
 	}
-	// Base is the non-stable token, quote the USD stablecoin.
-	pt := uniPoolTokens{address: pool.Address, base: t1, quote: t0}
-	if t1.Symbol == symbols.USD {
-		pt.base, pt.quote, pt.baseIs0 = t0, t1, true
-	}
-	if pt.quote.Symbol != symbols.USD || pt.base.Symbol == symbols.USD {
-		panic("BUG: known pool " + pool.Address + " is not a token/USD-stablecoin pool")
-	}
-	pt.sym = venue.Sym{VenueSymbol: pt.base.Ticker + "/" + pt.quote.Ticker, Symbol: pt.base.Symbol, OK: true}
-	pt.meta = &operators.PoolMeta{Chain: pool.Chain, Address: pool.Address, Name: pool.Name, Fee: pool.Fee, TickSpacing: pool.TickSpacing,
+	return &operators.PoolMeta{Chain: pool.Chain, Address: pool.Address, Name: pool.Name, Fee: pool.Fee, TickSpacing: pool.TickSpacing,
 		Token0: pool.Token0, Token1: pool.Token1, Ticker0: t0.Ticker, Ticker1: t1.Ticker, Decimals0: t0.Decimals, Decimals1: t1.Decimals,
 		Symbol0: t0.Symbol, Symbol1: t1.Symbol, Resolved: true}
-	p.lastPool = pt
-	return &p.lastPool
 }
 
 // logsReader yields the logs of an eth_getLogs JSON-RPC answer
@@ -536,4 +577,69 @@ func (r *logsReader) next() ([]byte, bool, error) {
 		r.i++
 	}
 	return r.doc[start:end], false, nil
+}
+
+// registries are the pool registries of the chains configured for replay,
+// by chain name.
+var registries struct {
+	sync.Mutex
+	m map[string]*uniswap.Registry
+}
+
+// SetPoolRegistry makes Open resolve, through r, the Uniswap v3 pools of
+// r's chain that are not KnownPools (mi backfill sets one per chain of the
+// sources configuration). A later registry of the same chain replaces it;
+// nil removes the chain's.
+func SetPoolRegistry(chainName string, r *uniswap.Registry) {
+	registries.Lock()
+	defer registries.Unlock()
+	if registries.m == nil {
+		registries.m = map[string]*uniswap.Registry{}
+	}
+	if r == nil {
+		delete(registries.m, chainName)
+		return
+	}
+	registries.m[chainName] = r
+}
+
+// poolRegistry returns the registry of chainName, or with chainName ""
+// the only registry set (nil when none is set); a named chain without one
+// is an error naming the chains that have one.
+func poolRegistry(chainName string) (*uniswap.Registry, error) {
+	registries.Lock()
+	defer registries.Unlock()
+	if chainName == "" {
+		if len(registries.m) == 1 {
+			for _, r := range registries.m {
+				return r, nil
+			}
+		}
+		return nil, nil
+	}
+	if r, ok := registries.m[chainName]; ok {
+		return r, nil
+	}
+	names := make([]string, 0, len(registries.m))
+	for n := range registries.m {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return nil, fmt.Errorf("chain %q has no RPC endpoint configured for resolving pools (configured: %v)", chainName, names)
+}
+
+// UseChains sets a pool registry (SetPoolRegistry) for every chain of set,
+// reading through its client: the Uniswap v3 logs of any pool on those
+// chains replay. mi backfill calls it with the chains of --sources-config.
+func UseChains(set *chain.Set) error {
+	for _, name := range set.Chains() {
+		c, err := set.Get(name)
+		if err != nil {
+			return fmt.Errorf("cannot use chain %s for pools: %w", name, err)
+		}
+		SetPoolRegistry(name, uniswap.NewRegistry(name, func(ctx context.Context, to common.Address, data []byte) ([]byte, error) {
+			return c.Call(ctx, ethereum.CallMsg{To: &to, Data: data}, nil, nil)
+		}))
+	}
+	return nil
 }

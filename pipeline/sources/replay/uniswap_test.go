@@ -161,7 +161,7 @@ func TestUniswapMinuteAggregates(t *testing.T) {
 // eth_getLogs elements (pool == ""), and the same with the general (ABI)
 // path only.
 func uniswapPair(t testing.TB, pool string) (fast, general *uniswapParser) {
-	fast, general = newUniswapParser(pool), newUniswapParser(pool)
+	fast, general = newUniswapParser(pool, nil), newUniswapParser(pool, nil)
 	general.SetFastPath(false)
 	if pool != "" {
 		if err := fast.csvHeader(uniswapCSVColumns); err != nil {
@@ -335,7 +335,7 @@ func TestDecodeHexInto(t *testing.T) {
 // non-ASCII strings of every length up to 80.
 func TestLowerHash(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	p := newUniswapParser("")
+	p := newUniswapParser("", nil)
 	for n := 0; n <= 80; n++ {
 		for trial := 0; trial < 300; trial++ {
 			s := make([]byte, n)
