@@ -18,7 +18,13 @@ import (
 const readCandles = `read_parquet(?::VARCHAR[], hive_partitioning = true, hive_types_autocast = false, union_by_name = true)`
 
 // venueRollup rolls the stored candles of the bound files up to a bucket of
-// ? seconds per (symbol, venue). A stored row coarser than the bucket keeps
+// ? seconds per (symbol, venue). Its floating-point sums are fsum
+// (Kahan-Babuska-Neumaier): DuckDB scans files and row groups on several
+// threads, and a plain sum taken in arrival order differed in its last bit
+// between two API instances reading the same day files (the cluster suite
+// caught it); a compensated sum of a bucket's few rows does not depend on
+// their order. (An ORDER BY inside the aggregates would, but it buffers
+// every row and ran out of memory on a week of 20 symbols.) A stored row coarser than the bucket keeps
 // its own start and width. Parameters: files, bucket seconds (x3),
 // symbols, from, to.
 const venueRollup = `
@@ -37,10 +43,10 @@ b AS (
 )
 SELECT symbol, venue, any_value(venue_kind) AS venue_kind, any_value(chain) AS chain, bts AS ts, max(bw) AS width,
        arg_min(open, ts) AS open, max(high) AS high, min(low) AS low, arg_max(close, ts) AS close,
-       sum(volume) AS volume, sum(volume_usd) AS volume_usd, sum(buy_volume) AS buy_volume,
-       sum(sell_volume) AS sell_volume, sum(buy_volume_usd) AS buy_volume_usd,
-       sum(sell_volume_usd) AS sell_volume_usd,
-       coalesce(sum(vwap * volume) / nullif(sum(volume), 0), arg_max(close, ts)) AS vwap,
+       fsum(volume) AS volume, fsum(volume_usd) AS volume_usd, fsum(buy_volume) AS buy_volume,
+       fsum(sell_volume) AS sell_volume, fsum(buy_volume_usd) AS buy_volume_usd,
+       fsum(sell_volume_usd) AS sell_volume_usd,
+       coalesce(fsum(vwap * volume) / nullif(fsum(volume), 0), arg_max(close, ts)) AS vwap,
        sum(trade_count)::BIGINT AS trade_count, sum(buy_count)::BIGINT AS buy_count,
        sum(sell_count)::BIGINT AS sell_count, sum(unknown_side_count)::BIGINT AS unknown_side_count
 FROM b GROUP BY symbol, venue, bts`
@@ -66,17 +72,18 @@ const leadKey = `(-coalesce(nullif(volume_usd::DOUBLE, 'NaN'::DOUBLE), 0), venue
 // by the rule of docs/history.md (datasets.CrossVenueRule): sums of
 // volumes and counts, high the highest and low the lowest venue price,
 // open and close those of the leading venue (leadKey), VWAP from the
-// summed notional, buy pressure from the summed aggressor volumes.
+// summed notional, buy pressure from the summed aggressor volumes. Its
+// sums are fsum, as venueRollup's.
 const crossVenue = `
 WITH v AS (` + venueRollup + `)
 SELECT symbol, '' AS venue, '' AS venue_kind, '' AS chain, ts, max(width) AS width,
        arg_min(open, ` + leadKey + `) AS open,
        max(high) AS high, min(low) AS low,
        arg_min(close, ` + leadKey + `) AS close,
-       sum(volume) AS volume, sum(volume_usd) AS volume_usd, sum(buy_volume) AS buy_volume,
-       sum(sell_volume) AS sell_volume, sum(buy_volume_usd) AS buy_volume_usd,
-       sum(sell_volume_usd) AS sell_volume_usd,
-       coalesce(sum(vwap * volume) / nullif(sum(volume), 0), avg(close)) AS vwap,
+       fsum(volume) AS volume, fsum(volume_usd) AS volume_usd, fsum(buy_volume) AS buy_volume,
+       fsum(sell_volume) AS sell_volume, fsum(buy_volume_usd) AS buy_volume_usd,
+       fsum(sell_volume_usd) AS sell_volume_usd,
+       coalesce(fsum(vwap * volume) / nullif(fsum(volume), 0), avg(close)) AS vwap,
        sum(trade_count)::BIGINT AS trade_count, sum(buy_count)::BIGINT AS buy_count,
        sum(sell_count)::BIGINT AS sell_count, sum(unknown_side_count)::BIGINT AS unknown_side_count
 FROM v GROUP BY symbol, ts`
