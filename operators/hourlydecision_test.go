@@ -348,9 +348,12 @@ func TestHourlyDecisionReplay(t *testing.T) {
 
 // BenchmarkHourlyDecision measures the hot path: one record (a 1m candle
 // or a document of any window) of a partition of 100 symbols, including
-// the hourly decisions (two assessments per symbol and hour).
+// the hourly decisions (two assessments per symbol and hour) and their
+// events: the flow turns every hour (sell, hold, buy), so every decided
+// hour fires.
 func BenchmarkHourlyDecision(b *testing.B) {
-	h := NewHourlyDecision(func(AlertEvent) {})
+	events := 0
+	h := NewHourlyDecision(func(AlertEvent) { events++ })
 	const nsym = 100
 	syms := make([]string, nsym)
 	for i := range syms {
@@ -367,12 +370,15 @@ func BenchmarkHourlyDecision(b *testing.B) {
 		sym := syms[i%nsym]
 		switch (i / nsym) % 4 {
 		case 0:
-			c.Symbol, c.StartNs, c.Close = sym, testBase+minute*candleNs, 100+float64(i%7)
+			c.Symbol, c.StartNs, c.Close = sym, testBase+minute*candleNs, 100+0.01*float64(minute%2)
 			h.PushCandle(c)
 		default:
 			d.Symbol, d.Window, d.TimestampNs = sym, windows[(i/nsym)%4-1], testBase+(minute+1)*candleNs
 			d.BuyPressure = 40 + float64((minute/60)%3)*10
 			h.PushDocument(d)
 		}
+	}
+	if hours := b.N / (4 * nsym * 60); hours > 2 && events < (hours-2)*nsym {
+		b.Fatalf("%d events in %d hours of %d symbols, want one per symbol and hour", events, hours, nsym)
 	}
 }
