@@ -304,6 +304,12 @@ func runDecisions(t testing.TB, trades []*schemas.Trade, checkpoint int) []Alert
 		e.Push(tr)
 	}
 	e.End()
+	// The state stays bounded: the open hour's minutes, a late one or two.
+	for s, st := range h.syms {
+		if len(st.Minutes) > 62 {
+			t.Fatalf("%s keeps %d minutes, want at most the open hour's", s, len(st.Minutes))
+		}
+	}
 	return got
 }
 
