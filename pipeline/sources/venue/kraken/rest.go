@@ -32,9 +32,9 @@ import (
 
 // restPair is the paging state of one pair.
 type restPair struct {
-	lastID   int64  // highest trade id emitted
-	lastTime int64  // event time of that trade
-	last     int64  // the previous page's last (ns), 0 if none
+	lastID   int64 // highest trade id emitted
+	lastTime int64 // event time of that trade
+	last     int64 // the previous page's last (ns), 0 if none
 	prev     map[string]struct{}
 	cur      map[string]struct{} // id-less entries of the current page
 	// seqNs and seqK number id-less trades of one time: "t<ns>.<k>".

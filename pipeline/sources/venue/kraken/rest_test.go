@@ -101,7 +101,7 @@ func TestRESTPaging(t *testing.T) {
 	var all []*schemas.Trade
 	for _, p := range [][]byte{
 		page(e[0:400], "1762800000000000000"),
-		page(e[350:600], "1762805000000000000"), // overlaps 50
+		page(e[350:600], "1762805000000000000"),  // overlaps 50
 		page(e[800:1000], "1762820035982277754"), // 200 ids missing
 	} {
 		trades, gaps, rejects := split(d.RESTPage(p, nil))
