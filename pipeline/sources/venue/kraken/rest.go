@@ -25,7 +25,7 @@ import (
 // a trade at or below it is a duplicate and skipped; a trade id more than
 // one above it means trades between the pages are missing (a page was
 // lost, or since skipped ahead), recorded as a gap record of the symbol
-// from the previous trade's time to this one's. Trades without ids are
+// between the previous trade's time and this one's. Trades without ids are
 // told apart by their whole entry, against the previous page of the pair.
 // A page whose last goes back before the previous page's last is out of
 // order: its trades are still read (ids drop the repeated ones).
@@ -211,7 +211,7 @@ func (d *Decoder) restTrade(e []byte, pair string, sym venue.Sym, st *restPair, 
 			}
 			if st.lastID > 0 && id > st.lastID+1 && sym.OK {
 				d.rest.Gaps++
-				out = append(out, sources.Record{Symbol: sym.Symbol, Gap: &schemas.Gap{FromNs: st.lastTime, ToNs: t.EventTimeNs,
+				out = append(out, sources.Record{Symbol: sym.Symbol, Gap: &schemas.Gap{FromNs: min(st.lastTime, t.EventTimeNs), ToNs: max(st.lastTime, t.EventTimeNs),
 					Reason: "missed trades: ids " + strconv.FormatInt(st.lastID+1, 10) + "-" + strconv.FormatInt(id-1, 10) + " of " + pair + " are in no page"}})
 			}
 			st.lastID, st.lastTime = id, t.EventTimeNs

@@ -220,8 +220,8 @@ func (d *Decoder) Recorded(raw, msg []byte, ingest int64, out []sources.Record) 
 	if !e.read(msg) {
 		return append(out, venue.Reject(raw, "malformed json: data"))
 	}
-	if e.arg == nil || !e.isTrades() {
-		return d.Skip(out)
+	if e.event != nil || e.arg == nil || !e.isTrades() {
+		return d.Skip(out) // answers, notices, errors, other channels
 	}
 	n := len(out)
 	res, ok := d.trades(e, ingest, out)
