@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/marketintel/mi/pipeline/sources"
+	"github.com/marketintel/mi/pipeline/sources/venue/venuetest"
 	"github.com/marketintel/mi/schemas"
 )
 
@@ -36,20 +37,22 @@ func FuzzInstruments(f *testing.F) {
 
 // FuzzMessage decodes arbitrary messages, live and recorded, with the
 // capture's contract values: trades valid, rejections with a reason and
-// the input, everything else counted as skipped.
+// the input, everything else counted as skipped, and the fast path's
+// records those of the general path.
 func FuzzMessage(f *testing.F) {
 	for i, m := range captureMessages(f) {
 		if i < 200 && len(m) < 4<<10 {
 			f.Add(m)
 		}
 	}
-	body := instrumentsAnswer(f)
+	cs, err := ParseInstruments(instrumentsAnswer(f))
+	if err != nil {
+		f.Fatal(err)
+	}
 	f.Fuzz(func(t *testing.T, msg []byte) {
 		for _, recorded := range []bool{false, true} {
 			d := New("fuzz")
-			if _, err := d.Instruments(body); err != nil {
-				t.Fatal(err)
-			}
+			d.contracts = cs // read only while decoding
 			var out []sources.Record
 			if recorded {
 				out = d.Recorded(msg, msg, 1, nil)
@@ -58,6 +61,18 @@ func FuzzMessage(f *testing.F) {
 			}
 			if len(out) == 0 && d.Skipped() != 1 {
 				t.Fatalf("%q yields nothing and is not counted as skipped", msg)
+			}
+			g := New("fuzz")
+			g.SetFastPath(false)
+			g.contracts = cs
+			var want []sources.Record
+			if recorded {
+				want = g.Recorded(msg, msg, 1, nil)
+			} else {
+				want = g.Message(msg, 1, nil)
+			}
+			if diff := venuetest.DiffRecords(out, want); diff != "" || d.Skipped() != g.Skipped() {
+				t.Fatalf("fast path differs on %q: %s (skipped %d, %d)", msg, diff, d.Skipped(), g.Skipped())
 			}
 			for _, r := range out {
 				if r.Trade != nil {

@@ -180,6 +180,12 @@ func IsPong(msg []byte) bool { return string(bytes.TrimSpace(msg)) == "pong" }
 // "venue error: ..."; anything else as "unknown message type: ..."; input
 // that is not JSON as "malformed json".
 func (d *Decoder) Message(msg []byte, ingest int64, out []sources.Record) []sources.Record {
+	n := len(out)
+	if d.FastPath() {
+		if res, ok := d.fast(msg, ingest, out); ok {
+			return d.Counted(res, n)
+		}
+	}
 	if IsPong(msg) {
 		return d.Skip(out)
 	}
@@ -198,7 +204,6 @@ func (d *Decoder) Message(msg []byte, ingest int64, out []sources.Record) []sour
 		if !e.isTrades() {
 			return d.Skip(out) // books, tickers, ...
 		}
-		n := len(out)
 		res, ok := d.trades(e, ingest, out)
 		if !ok {
 			return append(res, venue.Reject(msg, "malformed trades message: data is not an array"))
@@ -213,6 +218,12 @@ func (d *Decoder) Message(msg []byte, ingest int64, out []sources.Record) []sour
 // "pong" and the venue's error events, is skipped. raw is the capture's
 // line: the rejection of a whole message carries it.
 func (d *Decoder) Recorded(raw, msg []byte, ingest int64, out []sources.Record) []sources.Record {
+	n := len(out)
+	if d.FastPath() {
+		if res, ok := d.fast(msg, ingest, out); ok {
+			return d.Counted(res, n)
+		}
+	}
 	if IsPong(msg) {
 		return d.Skip(out)
 	}
@@ -223,7 +234,6 @@ func (d *Decoder) Recorded(raw, msg []byte, ingest int64, out []sources.Record) 
 	if e.event != nil || e.arg == nil || !e.isTrades() {
 		return d.Skip(out) // answers, notices, errors, other channels
 	}
-	n := len(out)
 	res, ok := d.trades(e, ingest, out)
 	if !ok {
 		return append(res, venue.Reject(raw, "malformed trades message: data is not an array"))
@@ -329,15 +339,16 @@ func (d *Decoder) trade(obj, argInst []byte, ingest int64, out []sources.Record)
 		f.inst = argInst
 	}
 	t := &schemas.Trade{}
-	s, reason := d.build(&f, ingest, t)
+	s, reason := d.build(&f, ingest, t, false)
 	if reason != "" {
 		return append(out, venue.Reject(obj, reason))
 	}
 	return d.Emit(out, obj, t, s)
 }
 
-// build fills t from the members of a trade entry, or says why it cannot.
-func (d *Decoder) build(f *fields, ingest int64, t *schemas.Trade) (venue.Sym, string) {
+// build fills t from the members of a trade entry, or says why it cannot
+// (fast: the fast path, which copies strings into the arena).
+func (d *Decoder) build(f *fields, ingest int64, t *schemas.Trade, fast bool) (venue.Sym, string) {
 	t.VenueKind, t.IngestTimeNs = schemas.VenueKind_VENUE_KIND_CEX, ingest
 	t.Venue = Spot
 	swap := bytes.HasSuffix(f.inst, []byte("-SWAP"))
@@ -370,8 +381,8 @@ func (d *Decoder) build(f *fields, ingest int64, t *schemas.Trade) (venue.Sym, s
 	if len(f.id) == 0 {
 		return venue.Sym{}, "bad trade id: missing"
 	}
-	t.TradeId = string(f.id)
-	s := d.Symbol(t.Venue, f.inst)
+	t.TradeId = d.Keep(fast, f.id)
+	s := d.SymbolOf(fast, t.Venue, f.inst)
 	t.Market = s.VenueSymbol
 	if !s.OK {
 		return s, "" // Emit rejects it as an unknown symbol
@@ -392,4 +403,183 @@ func (d *Decoder) build(f *fields, ingest int64, t *schemas.Trade) (venue.Sym, s
 		t.NotionalUsd = t.Price * t.Size
 	}
 	return s, ""
+}
+
+// The fast path: one strict pass over a trades message whose members are
+// in the common shape (arg before data, strings without escapes, every
+// member once, each trade valid and of a known symbol), decoding its
+// trades as it goes. On anything else it declines, with out as it was,
+// and the general path above decides.
+
+// Members of a message the strict walk tracks.
+const (
+	mArg = 1 << iota
+	mData
+)
+
+// fast decodes a trades message in one pass, or returns false with out as
+// it was.
+func (d *Decoder) fast(b []byte, ingest int64, out []sources.Record) ([]sources.Record, bool) {
+	n := len(out)
+	m := js.Strict
+	i, empty, ok := js.ObjOpen(b, 0)
+	if !ok || empty {
+		return out, false
+	}
+	var seen uint32
+	var inst []byte
+	for !empty {
+		key, v, ok := m.Key(b, i)
+		if !ok {
+			return out[:n], false
+		}
+		var bit uint32
+		switch string(key) {
+		case "arg":
+			bit = mArg
+			inst, i, ok = scanArg(b, v)
+		case "data":
+			bit = mData
+			ok = seen&mArg != 0 // the channel must be known
+			if ok {
+				out, i, ok = venue.TradesFast(b, v, out, func(b []byte, i int, out []sources.Record) ([]sources.Record, int, bool) {
+					var f fields
+					i, ok := scanTrade(b, i, &f)
+					if !ok {
+						return out, 0, false
+					}
+					if len(f.inst) == 0 {
+						f.inst = inst
+					}
+					t := d.NewTrade()
+					s, reason := d.build(&f, ingest, t, true)
+					if reason != "" {
+						return out, 0, false
+					}
+					out, ok = d.EmitFast(out, t, s)
+					return out, i, ok
+				})
+			}
+		case "event":
+			ok = false // an answer or error: the general path
+		default:
+			i, ok = js.Skip(b, v, 1)
+		}
+		if !ok || !m.Once(seen, bit) {
+			return out[:n], false
+		}
+		seen |= bit
+		var more bool
+		if i, more, ok = js.ObjNext(b, i); !ok {
+			return out[:n], false
+		}
+		empty = !more
+	}
+	if js.Trailing(b, i) != nil || seen != mArg|mData {
+		return out[:n], false
+	}
+	return out, true
+}
+
+// scanArg reads the arg object at b[v] strictly: its channel must be
+// "trades" or "trades-all"; it returns the instId (nil when absent).
+func scanArg(b []byte, v int) (inst []byte, j int, ok bool) {
+	m := js.Strict
+	i, empty, ok := js.ObjOpen(b, v)
+	if !ok || empty {
+		return nil, 0, false
+	}
+	const (
+		aChannel = 1 << iota
+		aInst
+	)
+	var seen uint32
+	for !empty {
+		key, v, ok := m.Key(b, i)
+		if !ok {
+			return nil, 0, false
+		}
+		var bit uint32
+		switch string(key) {
+		case "channel":
+			bit = aChannel
+			var ch []byte
+			ch, i, ok = m.Str(b, v)
+			ok = ok && (string(ch) == "trades" || string(ch) == "trades-all")
+		case "instId":
+			bit = aInst
+			inst, i, ok = m.Str(b, v)
+		default:
+			i, ok = js.Skip(b, v, 2)
+		}
+		if !ok || !m.Once(seen, bit) {
+			return nil, 0, false
+		}
+		seen |= bit
+		var more bool
+		if i, more, ok = js.ObjNext(b, i); !ok {
+			return nil, 0, false
+		}
+		empty = !more
+	}
+	return inst, i, seen&aChannel != 0
+}
+
+// Members of a trade entry.
+const (
+	fInst = 1 << iota
+	fID
+	fPx
+	fSz
+	fSide
+	fTs
+)
+
+// scanTrade reads the trade entry at b[i] strictly into f.
+func scanTrade(b []byte, i int, f *fields) (int, bool) {
+	m := js.Strict
+	i, empty, ok := js.ObjOpen(b, i)
+	if !ok || empty {
+		return 0, false
+	}
+	var seen uint32
+	for !empty {
+		key, v, ok := m.Key(b, i)
+		if !ok {
+			return 0, false
+		}
+		var bit uint32
+		switch string(key) {
+		case "instId":
+			bit = fInst
+			f.inst, i, ok = m.Str(b, v)
+		case "tradeId":
+			bit = fID
+			f.id, i, ok = m.NumOrStr(b, v)
+		case "px":
+			bit = fPx
+			f.px, i, ok = m.NumOrStr(b, v)
+		case "sz":
+			bit = fSz
+			f.sz, i, ok = m.NumOrStr(b, v)
+		case "side":
+			bit = fSide
+			f.side, i, ok = m.Str(b, v)
+		case "ts":
+			bit = fTs
+			f.ts, i, ok = m.NumOrStr(b, v)
+		default:
+			i, ok = js.Skip(b, v, 3)
+		}
+		if !ok || !m.Once(seen, bit) {
+			return 0, false
+		}
+		seen |= bit
+		var more bool
+		if i, more, ok = js.ObjNext(b, i); !ok {
+			return 0, false
+		}
+		empty = !more
+	}
+	return i, true
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/marketintel/mi/pipeline/sources"
+	"github.com/marketintel/mi/pipeline/sources/venue/venuetest"
 	"github.com/marketintel/mi/schemas"
 )
 
@@ -211,5 +212,35 @@ func TestLinearSwapSize(t *testing.T) {
 	tr := recs[0].Trade
 	if tr.Venue != Swap || tr.Symbol != "BTCUSD" || tr.Size != 3*0.01 || tr.NotionalUsd != 42219.9*(3*0.01) {
 		t.Errorf("%v", tr)
+	}
+}
+
+// The fast path gives what the general path gives on every message of the
+// capture, live and recorded, and takes every trade.
+func TestFastPathMatchesGeneral(t *testing.T) {
+	msgs := captureMessages(t)
+	body := instrumentsAnswer(t)
+	for _, recorded := range []bool{false, true} {
+		fast, general := New("x"), New("x")
+		general.SetFastPath(false)
+		for _, d := range []*Decoder{fast, general} {
+			if _, err := d.Instruments(body); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, m := range msgs {
+			var a, b []sources.Record
+			if recorded {
+				a, b = fast.Recorded(m, m, 7, nil), general.Recorded(m, m, 7, nil)
+			} else {
+				a, b = fast.Message(m, 7, nil), general.Message(m, 7, nil)
+			}
+			if d := venuetest.DiffRecords(a, b); d != "" {
+				t.Fatalf("recorded %v: %s on %.200s", recorded, d, m)
+			}
+		}
+		if fast.Skipped() != general.Skipped() || fast.FastTrades != 70 || general.FastTrades != 0 {
+			t.Errorf("recorded %v: skipped %d/%d, fast trades %d/%d", recorded, fast.Skipped(), general.Skipped(), fast.FastTrades, general.FastTrades)
+		}
 	}
 }
