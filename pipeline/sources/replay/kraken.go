@@ -27,20 +27,29 @@ func (p *krakenPages) parse(unit []byte, out []sources.Record) []sources.Record 
 
 // isKrakenPage reports whether a line is a whole Trades page: an object
 // with "error" and "result", result an object (an eth_getLogs answer's
-// result is an array).
+// result is an array), or an error answer in Kraken's form
+// ({"error":["EGeneral:Too many requests"]}).
 func isKrakenPage(line []byte) bool {
-	var hasErr, hasResult bool
+	var hasErr, hasResult, krakenErr bool
 	err := js.EachField(line, func(k, v []byte) bool {
 		switch string(k) {
 		case "error":
 			hasErr = len(v) > 0 && v[0] == '['
+			_ = js.EachElem(v, func(e []byte) bool {
+				s, _, _ := js.String(e, nil)
+				krakenErr = krakenError.Match(s)
+				return false
+			})
 		case "result":
 			hasResult = len(v) > 0 && v[0] == '{'
 		}
 		return true
 	})
-	return err == nil && hasErr && hasResult
+	return err == nil && hasErr && (hasResult || krakenErr)
 }
+
+// krakenError matches Kraken's error strings: "<severity><category>:<message>".
+var krakenError = regexp.MustCompile(`^[EW][A-Z][A-Za-z]+:`)
 
 // krakenPageStart matches the start of a pretty-printed Trades page once
 // its white space is removed (after the opening brace).

@@ -61,4 +61,5 @@ func TestKrakenRESTPages(t *testing.T) {
 	f("pages_pretty_err.json", string(pretty)+"\n"+errPage+"\n", 1000, "venue error: EGeneral")
 	f("page_cut.json", string(pretty[:len(pretty)/2]), 0, "malformed json")
 	f("pages_bad_line.jsonl", c+"\n"+c[:100]+"\n", 1000, "malformed json")
+	f("pages_err_first.jsonl", errPage+"\n"+c+"\n", 1000, "venue error: EGeneral")
 }
