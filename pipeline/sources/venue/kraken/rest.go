@@ -175,7 +175,8 @@ func (d *Decoder) restTrade(e []byte, pair string, sym venue.Sym, st *restPair, 
 	if k < 6 {
 		return append(out, venue.Reject(e, "malformed trade: "+strconv.Itoa(k)+" members, want 6 or 7"))
 	}
-	t := &schemas.Trade{Venue: Venue, VenueKind: schemas.VenueKind_VENUE_KIND_CEX, Market: pair}
+	t := d.NewTrade() // from the slab: a page is up to 1,000 trades
+	t.Venue, t.VenueKind, t.Market = Venue, schemas.VenueKind_VENUE_KIND_CEX, pair
 	var ok bool
 	price, ok1 := js.NumOrString(m[0])
 	vol, ok2 := js.NumOrString(m[1])
@@ -215,7 +216,11 @@ func (d *Decoder) restTrade(e []byte, pair string, sym venue.Sym, st *restPair, 
 					Reason: "missed trades: ids " + strconv.FormatInt(st.lastID+1, 10) + "-" + strconv.FormatInt(id-1, 10) + " of " + pair + " are in no page"}})
 			}
 			st.lastID, st.lastTime = id, t.EventTimeNs
-			t.TradeId = strconv.FormatInt(id, 10)
+			if idText[0] != '0' && idText[0] != '+' && idText[0] != '-' {
+				t.TradeId = d.Str(idText) // canonical digits: copied into the arena
+			} else {
+				t.TradeId = strconv.FormatInt(id, 10)
+			}
 			return d.Emit(out, e, t, sym)
 		}
 	}
