@@ -506,7 +506,10 @@ func (p *Positioning) change(sym *posSymbol, rows []*schemas.PerpSnapshot, h tim
 // and which ratios it comes from, annualized funding, the flag, and the time
 // of the figures.
 type Crowding struct {
-	Symbol          string
+	Symbol string
+	// AssetClass is the registry class of the symbol's perps (crypto,
+	// us_equity, perp_only; "" when not in the registry).
+	AssetClass      string
 	OpenInterestUSD float64
 	// HasShare is false when no venue publishes a share; LongShare and
 	// ShortShare are then 0.
@@ -533,7 +536,7 @@ func (p *Positioning) Crowding(symbol string, now time.Time) (Crowding, bool) {
 	if a == nil || a.Totals == nil {
 		return Crowding{}, false
 	}
-	c := Crowding{Symbol: symbol, OpenInterestUSD: a.Totals.OpenInterestUSD, Flag: a.Flag, Stale: a.Stale,
+	c := Crowding{Symbol: symbol, AssetClass: a.AssetClass, OpenInterestUSD: a.Totals.OpenInterestUSD, Flag: a.Flag, Stale: a.Stale,
 		FundingAnnualizedPercent: a.Totals.FundingAnnualizedPercent, ObservedAt: a.Totals.OldestObservedAt, RatioKinds: []string{}}
 	if a.Totals.LongShare != nil {
 		c.HasShare, c.LongShare, c.ShortShare = true, *a.Totals.LongShare, *a.Totals.ShortShare
