@@ -454,29 +454,45 @@ func (rt *Routes) Opportunities(r OpportunityRequest) (OpportunityAnswer, bool) 
 		}
 	}
 
+	// One backing array per kind of reading: a scan of 1,000 symbols makes
+	// a handful of allocations, not thousands.
 	readings := make([]opportunity.Reading, 0, len(universe))
-	info := make(map[string]*scanSymbol, len(universe))
+	infos := make([]scanSymbol, 0, len(universe))
+	flows := make([]opportunity.Flow, 0, len(universe))
+	var positions []opportunity.Positioning
+	var crowds []views.Crowding
+	if rt.positioning != nil {
+		positions, crowds = make([]opportunity.Positioning, 0, len(universe)), make([]views.Crowding, 0, len(universe))
+	}
+	var smarts []opportunity.SmartMoney
+	if rt.smartMoney != nil {
+		smarts = make([]opportunity.SmartMoney, 0, len(universe))
+	}
 	primaryFresh := false
 	var wantSmart []string
 	for _, sym := range universe {
 		rd := opportunity.Reading{Symbol: sym}
-		si := &scanSymbol{}
+		si := scanSymbol{}
 		if d, ok := m.get(sym); ok {
 			si.doc = d
-			rd.Flow = &opportunity.Flow{Symbol: d.Symbol, BuyPressure: finite(d.BuyPressure), MomentumScore: finite(d.MomentumScore),
+			flows = append(flows, opportunity.Flow{Symbol: d.Symbol, BuyPressure: finite(d.BuyPressure), MomentumScore: finite(d.MomentumScore),
 				PriceChangePercent: finite(d.PriceChangePercent), VolumeMultiple: finite(d.VolumeMultiple), BaselineReady: d.BaselineReady,
-				VolumeUsd: finite(d.Volume) * finite(d.Price), Confidence: finite(d.ConfidenceScore), TradeCount: d.TradeCount, EventType: d.EventType}
+				VolumeUsd: finite(d.Volume) * finite(d.Price), Confidence: finite(d.ConfidenceScore), TradeCount: d.TradeCount, EventType: d.EventType})
+			rd.Flow = &flows[len(flows)-1]
 		}
 		if rt.positioning != nil {
 			if c, ok := rt.positioning.Crowding(sym, now); ok {
-				si.crowding, si.assetClass = &c, c.AssetClass
-				rd.Positioning = &opportunity.Positioning{OpenInterestUSD: c.OpenInterestUSD, HasShare: c.HasShare, LongShare: c.LongShare,
-					ShortShare: c.ShortShare, FundingAnnualizedPercent: c.FundingAnnualizedPercent, Flag: c.Flag, Stale: c.Stale}
+				crowds = append(crowds, c)
+				si.crowding, si.assetClass = &crowds[len(crowds)-1], c.AssetClass
+				positions = append(positions, opportunity.Positioning{OpenInterestUSD: c.OpenInterestUSD, HasShare: c.HasShare, LongShare: c.LongShare,
+					ShortShare: c.ShortShare, FundingAnnualizedPercent: c.FundingAnnualizedPercent, Flag: c.Flag, Stale: c.Stale})
+				rd.Positioning = &positions[len(positions)-1]
 			}
 		}
 		if rt.smartMoney != nil {
 			if sm, asOf, ok := rt.smartMoney.SmartMoney(sym, now); ok {
-				rd.SmartMoney, si.smartAsOf, si.hasSmart = &sm, asOf, true
+				smarts = append(smarts, sm)
+				rd.SmartMoney, si.smartAsOf, si.hasSmart = &smarts[len(smarts)-1], asOf, true
 			}
 			if primary == opportunity.SourceSmartMoney && (rd.SmartMoney == nil || rd.SmartMoney.Stale) {
 				wantSmart = append(wantSmart, sym)
@@ -493,7 +509,7 @@ func (rt *Routes) Opportunities(r OpportunityRequest) (OpportunityAnswer, bool) 
 		case opportunity.SourceSmartMoney:
 			primaryFresh = primaryFresh || rd.SmartMoney != nil && !rd.SmartMoney.Stale
 		}
-		info[sym] = si
+		infos = append(infos, si)
 		readings = append(readings, rd)
 	}
 	if len(wantSmart) > 0 {
@@ -516,12 +532,22 @@ func (rt *Routes) Opportunities(r OpportunityRequest) (OpportunityAnswer, bool) 
 			trackNote = trackRecordNoteWarming
 		}
 	}
+	// The results' symbols, to find what the scan held of them.
+	at := make(map[string]int, len(res.Candidates))
+	for _, cand := range res.Candidates {
+		at[cand.Symbol] = -1
+	}
+	for i, rd := range readings {
+		if _, ok := at[rd.Symbol]; ok {
+			at[rd.Symbol] = i
+		}
+	}
 	for i, cand := range res.Candidates {
 		side := "buy"
 		if cand.Direction == opportunity.Bearish {
 			side = "sell"
 		}
-		si := info[cand.Symbol]
+		si := &infos[at[cand.Symbol]]
 		out := OpportunityResult{Rank: i + 1, Symbol: cand.Symbol, Direction: cand.Direction, Score: cand.Score,
 			ConfirmingSources: cand.ConfirmingSources,
 			NextCalls: []string{"/api/v1/intelligence/pre-trade?symbol=" + cand.Symbol + "&side=" + side + "&window=" + r.Window,
