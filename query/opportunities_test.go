@@ -25,7 +25,7 @@ var scanNow = time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
 // trades of yesterday and today whose top wallet is net buying — and
 // serves it with a fresh 5m document (strong buying) and a crowded short
 // on the perps.
-func newScanServer(t *testing.T) (*Server, *history.Store) {
+func newScanServer(t testing.TB) (*Server, *history.Store) {
 	t.Helper()
 	root := t.TempDir()
 	w := histtest.New(t, root)

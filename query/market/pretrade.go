@@ -288,3 +288,6 @@ func (l liveCandles) Closes(symbol string, barMinutes, n int) ([]float64, bool) 
 	}
 	return closes, len(closes) > 0
 }
+
+// CandlesSource returns the candle source of the pre-trade check.
+func (rt *Routes) CandlesSource() CandleSource { return rt.candles }
