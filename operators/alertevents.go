@@ -44,17 +44,6 @@ const (
 	// UnusualFlowCooldown is the least time between two unusual_flow events
 	// of one symbol and eventType.
 	UnusualFlowCooldown = time.Hour
-	// DecisionWindow is the document window the hourly decision reads.
-	DecisionWindow = "15m"
-	// DecisionMinConfidence is the least confidenceScore for a buy or sell.
-	DecisionMinConfidence = 60
-)
-
-// Decision actions of decision_change.
-const (
-	ActionBuy  = "buy"
-	ActionHold = "hold"
-	ActionSell = "sell"
 )
 
 // AlertEvent is one alertable event on mi.events.v1 (key: symbol; value: the
@@ -87,37 +76,7 @@ type UnusualFlowData struct {
 	DocumentTimeNano int64    `json:"-"`
 }
 
-// DecisionChangeData is the data of a decision_change event.
-type DecisionChangeData struct {
-	// From and To are buy, hold or sell.
-	From string `json:"from"`
-	To   string `json:"to"`
-	// Hour is the UTC hour the new decision covers (its start); the event
-	// occurs at its end.
-	Hour            time.Time `json:"hour"`
-	Signal          string    `json:"signal"`
-	SignalStrength  string    `json:"signalStrength"`
-	ConfidenceScore float64   `json:"confidenceScore"`
-	MomentumScore   float64   `json:"momentumScore"`
-	BuyPressure     float64   `json:"buyPressure"`
-	Price           float64   `json:"price"`
-	DocumentID      string    `json:"documentId"`
-}
-
-// Decide is the hourly decision rule: buy when the signal is BULLISH with a
-// confidence of at least DecisionMinConfidence, sell when it is BEARISH with
-// that confidence, hold otherwise.
-func Decide(signal string, confidence float64) string {
-	switch {
-	case signal == SignalBullish && confidence >= DecisionMinConfidence:
-		return ActionBuy
-	case signal == SignalBearish && confidence >= DecisionMinConfidence:
-		return ActionSell
-	}
-	return ActionHold
-}
-
-// AlertDetector turns intelligence documents into alert events. It is a
+// AlertDetector turns intelligence documents into unusual_flow events. It is a
 // pure operator: no I/O, no clock (time comes from the documents), and the
 // same documents in the same order yield the same events. Its state is per
 // symbol, so one detector per input partition, fed the documents of that
@@ -126,12 +85,8 @@ func Decide(signal string, confidence float64) string {
 //   - unusual_flow: a 5m document whose eventType is not NORMAL and whose
 //     confidenceScore is at least 60 fires, unless the same symbol fired the
 //     same eventType less than an hour earlier (document time).
-//   - decision_change: the decision of a symbol for a UTC hour is Decide
-//     applied to the last 15m document of that hour. It is settled by the
-//     first 15m document of a later hour; when it differs from the decision
-//     of the symbol's previous settled hour, decision_change fires at the
-//     end of the settled hour. The first settled hour of a symbol fires
-//     nothing.
+//
+// decision_change, which also reads the candles, is HourlyDecision's.
 type AlertDetector struct {
 	syms  map[string]*alertSymState
 	dirty map[string]bool // symbols whose state changed since ClearDirty
@@ -139,13 +94,9 @@ type AlertDetector struct {
 
 type alertSymState struct {
 	// LastFlow is the document time of the last unusual_flow per eventType.
+	// State written before decision_change moved to HourlyDecision also
+	// has hour, pending and action: they are ignored.
 	LastFlow map[string]int64 `json:"lastFlow,omitempty"`
-	// Hour is the start (ns) of the hour whose decision is open; 0 = none.
-	Hour int64 `json:"hour,omitempty"`
-	// Pending is the last 15m document of the open hour, as decision data.
-	Pending *DecisionChangeData `json:"pending,omitempty"`
-	// Action is the decision of the last settled hour; "" = none yet.
-	Action string `json:"action,omitempty"`
 }
 
 // NewAlertDetector returns a detector with empty state.
@@ -170,11 +121,8 @@ func (a *AlertDetector) Push(d *schemas.IntelligenceDocument, out []AlertEvent) 
 	if d.Symbol == "" || d.TimestampNs <= 0 {
 		return out
 	}
-	switch d.Window {
-	case UnusualFlowWindow:
+	if d.Window == UnusualFlowWindow {
 		out = a.unusualFlow(d, out)
-	case DecisionWindow:
-		out = a.decision(d, out)
 	}
 	return out
 }
@@ -198,36 +146,6 @@ func (a *AlertDetector) unusualFlow(d *schemas.IntelligenceDocument, out []Alert
 		Signal: d.Signal, DocumentID: d.Id, Evidence: d.Evidence,
 	}
 	return append(out, newAlertEvent(AlertUnusualFlow, d.Symbol, d.TimestampNs, d.EventType, data))
-}
-
-func (a *AlertDetector) decision(d *schemas.IntelligenceDocument, out []AlertEvent) []AlertEvent {
-	st := a.sym(d.Symbol)
-	hour := d.TimestampNs - d.TimestampNs%int64(time.Hour)
-	if hour < st.Hour {
-		return out // older than the open hour: that hour is settled
-	}
-	if hour > st.Hour && st.Pending != nil {
-		// The open hour is settled.
-		p := *st.Pending
-		p.To = Decide(p.Signal, p.ConfidenceScore)
-		p.From = st.Action
-		st.Action = p.To
-		if p.From != "" && p.From != p.To {
-			end := st.Hour + int64(time.Hour)
-			out = append(out, newAlertEvent(AlertDecisionChange, d.Symbol, end, p.From+">"+p.To, p))
-		}
-		st.Pending = nil
-	}
-	st.Hour = hour
-	if st.Pending == nil {
-		st.Pending = new(DecisionChangeData) // reused for every document of the hour
-	}
-	*st.Pending = DecisionChangeData{
-		Hour: time.Unix(0, hour).UTC(), Signal: d.Signal, SignalStrength: d.SignalStrength,
-		ConfidenceScore: d.ConfidenceScore, MomentumScore: d.MomentumScore, BuyPressure: d.BuyPressure,
-		Price: d.Price, DocumentID: d.Id,
-	}
-	return out
 }
 
 // newAlertEvent builds an event whose id is a hash of its name, symbol,

@@ -50,65 +50,6 @@ func TestAlertDetectorUnusualFlow(t *testing.T) {
 	f(&schemas.IntelligenceDocument{Symbol: "", Window: "5m", EventType: EventMomentum, ConfidenceScore: 99}, 0)
 }
 
-func TestDecide(t *testing.T) {
-	f := func(sig string, conf float64, want string) {
-		t.Helper()
-		if got := Decide(sig, conf); got != want {
-			t.Fatalf("Decide(%s, %v) = %s, want %s", sig, conf, got, want)
-		}
-	}
-	f(SignalBullish, 60, ActionBuy)
-	f(SignalBullish, 59, ActionHold)
-	f(SignalBearish, 70, ActionSell)
-	f(SignalBearish, 10, ActionHold)
-	f(SignalNeutral, 99, ActionHold)
-	f("", 99, ActionHold)
-}
-
-func TestAlertDetectorDecisionChange(t *testing.T) {
-	a := NewAlertDetector()
-	var got []AlertEvent
-	push := func(at time.Duration, sig string, conf float64) {
-		got = a.Push(alertDoc("BTCUSD", "15m", at, EventNormal, conf, sig), got)
-	}
-	push(5*time.Minute, SignalBullish, 80)  // hour 10: last doc decides
-	push(50*time.Minute, SignalNeutral, 80) // hour 10 → hold
-	push(70*time.Minute, SignalBullish, 80) // settles hour 10 (first decision: no event); hour 11 → buy
-	if len(got) != 0 {
-		t.Fatalf("first settled hour fired %v", got)
-	}
-	push(125*time.Minute, SignalBullish, 30) // settles hour 11 = buy: hold → buy fires; hour 12 → hold
-	push(185*time.Minute, SignalBullish, 30) // settles hour 12 = hold: buy → hold fires
-	push(130*time.Minute, SignalBearish, 99) // late doc of a settled hour: ignored
-	push(245*time.Minute, SignalBearish, 90) // settles hour 13 = hold: no change
-	push(305*time.Minute, SignalBearish, 90) // settles hour 14 = sell: hold → sell
-	want := []struct {
-		from, to string
-		at       time.Duration
-	}{
-		{ActionHold, ActionBuy, 2 * time.Hour}, {ActionBuy, ActionHold, 3 * time.Hour}, {ActionHold, ActionSell, 5 * time.Hour},
-	}
-	if len(got) != len(want) {
-		t.Fatalf("got %d events, want %d: %+v", len(got), len(want), got)
-	}
-	for i, w := range want {
-		var d DecisionChangeData
-		if err := json.Unmarshal(got[i].Data, &d); err != nil {
-			t.Fatal(err)
-		}
-		if got[i].Event != AlertDecisionChange || d.From != w.from || d.To != w.to || !got[i].OccurredAt.Equal(alertT0.Add(w.at)) {
-			t.Fatalf("event %d = %s %s→%s at %s, want %s→%s at %s", i, got[i].Event, d.From, d.To, got[i].OccurredAt, w.from, w.to, alertT0.Add(w.at))
-		}
-	}
-	ids := map[string]bool{}
-	for _, e := range got {
-		if ids[e.ID] {
-			t.Fatalf("duplicate id %s", e.ID)
-		}
-		ids[e.ID] = true
-	}
-}
-
 // TestAlertDetectorDeterministic checks the same documents give the same
 // events and ids, and a checkpoint of the symbols changed since the last
 // one, restored into a new detector, continues exactly where it left off.

@@ -13,4 +13,10 @@
 // The rules, defaults and edge cases are written down in docs/operators.md;
 // the baselines, scores, event types, signals and lifecycle in
 // docs/signals.md.
+//
+// Over the engine's output run the alert detectors of the process role:
+// [AlertDetector] (unusual_flow, from the documents) and [HourlyDecision]
+// (decision_change: the pre-trade assessment of package decision on both
+// sides, once per symbol and hour, from the documents and the candles;
+// docs/decisions.md).
 package operators

@@ -202,29 +202,3 @@ func (d *FundingExtremeDetector) RestoreState(b []byte) error {
 	d.perps = m
 	return nil
 }
-
-// Observe folds a funding_extreme event the detector published earlier back
-// into its state, so a restarted detector that reads its own output topic
-// does not fire again for a perp that is still extreme.
-func (d *FundingExtremeDetector) Observe(e AlertEvent) {
-	if e.Event != AlertFundingExtreme {
-		return
-	}
-	var data FundingExtremeData
-	if json.Unmarshal(e.Data, &data) != nil || data.Venue == "" || data.VenueSymbol == "" {
-		return
-	}
-	if data.Side != FundingLongsCrowded && data.Side != FundingShortsCrowded {
-		return
-	}
-	k := fundingKey(data.Venue, data.VenueSymbol)
-	at := data.ObservedAt.UnixNano()
-	p := d.perps[k]
-	if p == nil {
-		d.perps[k] = &fundingPerp{State: data.Side, LastNs: at, Symbol: e.Symbol}
-		return
-	}
-	if at >= p.LastNs {
-		p.State, p.LastNs, p.Symbol = data.Side, at, e.Symbol
-	}
-}

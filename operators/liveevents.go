@@ -10,8 +10,9 @@ import (
 // stage that runs a detector registers its events in the instance's
 // LiveEvents.
 var (
-	// SignalAlertEvents are fired by AlertDetector, which runs in the
-	// process stage over the intelligence documents.
+	// SignalAlertEvents are fired by HourlyDecision (decision_change) and
+	// AlertDetector (unusual_flow), which run in the process stage over the
+	// engine's documents and candles.
 	SignalAlertEvents = []string{AlertDecisionChange, AlertUnusualFlow}
 	// NewsAlertEvents are fired by NewsAlertDetector in the news stage:
 	// news always, sec_filing when the news source reads EDGAR's filings.

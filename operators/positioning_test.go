@@ -159,18 +159,6 @@ func TestFundingExtremeEventIDsAndState(t *testing.T) {
 	if len(rest) != 2 || rest[0].ID != a[1].ID || rest[1].ID != a[2].ID {
 		t.Fatalf("restored detector fired %d events", len(rest))
 	}
-	// A detector that only saw its own published events does not fire again
-	// while the perp stays extreme.
-	o := NewFundingExtremeDetector()
-	for _, e := range a {
-		o.Observe(e)
-	}
-	if got := o.Push(perp("binance", "BTCUSDT", 15*time.Minute, 0.0006, 8, 7e9), nil); len(got) != 0 {
-		t.Fatal("fired again after Observe")
-	}
-	if got := o.Push(perp("bybit", "ETHUSDT", 15*time.Minute, -0.001, 8, 7e9), nil); len(got) != 0 {
-		t.Fatal("fired again after Observe (short side)")
-	}
 	for _, bad := range []string{`{`, `[{"key":"a|b","state":"weird"}]`} {
 		if err := NewFundingExtremeDetector().RestoreState([]byte(bad)); err == nil {
 			t.Fatalf("RestoreState(%s) accepted", bad)
@@ -268,12 +256,6 @@ func TestPredictionMoveStateAndForget(t *testing.T) {
 	if len(part) != 2 || part[0].ID != all[0].ID || part[1].ID != all[1].ID {
 		t.Fatal("restored detector differs")
 	}
-	// Observe restores the cooldown: the same move seen again does not fire.
-	o := NewPredictionMoveDetector()
-	o.Observe(all[0])
-	if got := o.Push(quote("1", 20*time.Minute, 0.58, 1e4), nil); len(got) != 0 {
-		t.Fatalf("fired after Observe: %s", got[0].Data)
-	}
 	// Forget drops quiet markets once their cooldown is over.
 	d.Forget(posT0.Add(time.Hour).UnixNano())
 	if len(d.markets) != 1 {
@@ -282,6 +264,18 @@ func TestPredictionMoveStateAndForget(t *testing.T) {
 	d.Forget(posT0.Add(7 * time.Hour).UnixNano())
 	if len(d.markets) != 0 {
 		t.Fatal("kept a quiet market")
+	}
+	// Push forgets by itself, in record time: a market quiet for longer
+	// than the cooldown leaves when another market's quote arrives.
+	p := NewPredictionMoveDetector()
+	p.Push(quote("quiet", 0, 0.5, 1e4), nil)
+	p.Push(quote("busy", 5*time.Hour, 0.5, 1e4), nil)
+	if len(p.markets) != 2 {
+		t.Fatalf("%d markets within the cooldown, want 2", len(p.markets))
+	}
+	p.Push(quote("busy", 6*time.Hour+time.Minute, 0.5, 1e4), nil)
+	if _, ok := p.markets[predictionKey("hyperliquid", "quiet")]; ok || len(p.markets) != 1 {
+		t.Fatalf("the quiet market was not forgotten: %d markets", len(p.markets))
 	}
 	if err := NewPredictionMoveDetector().RestoreState([]byte(`[{"key":"a","points":[{"ns":2},{"ns":1}]}]`)); err == nil {
 		t.Fatal("unsorted state accepted")

@@ -77,7 +77,14 @@ type PredictionMoveData struct {
 // seen for the market are ignored.
 type PredictionMoveDetector struct {
 	markets map[string]*predictionMarket
+	// nextForget is the record time of the next Forget that Push runs
+	// (not state: forgetting changes no event, only memory).
+	nextForget int64
 }
+
+// predictionForgetEvery is how often, in record time, Push forgets the
+// markets quiet for longer than the cooldown.
+const predictionForgetEvery = 15 * time.Minute
 
 type predictionPoint struct {
 	Ns int64   `json:"ns"`
@@ -164,6 +171,10 @@ func (d *PredictionMoveDetector) Push(q *schemas.PredictionQuote, out []AlertEve
 	}
 	cut = max(cut, len(m.Points)-predictionMaxPoints)
 	m.Points = append(m.Points[:0], m.Points[cut:]...)
+	if q.ObservedNs >= d.nextForget {
+		d.Forget(q.ObservedNs - int64(PredictionMoveCooldown))
+		d.nextForget = q.ObservedNs + int64(predictionForgetEvery)
+	}
 	if fired != nil {
 		out = append(out, *fired)
 	}
@@ -173,7 +184,10 @@ func (d *PredictionMoveDetector) Push(q *schemas.PredictionQuote, out []AlertEve
 // Forget drops the history of markets whose newest quote is older than
 // beforeNs and whose last event is older than the cooldown at beforeNs:
 // resolved and delisted markets stop taking memory. Time comes from the
-// caller (a record's time), never the clock.
+// caller (a record's time), never the clock. Push calls it every 15
+// minutes of record time with beforeNs one cooldown before the quote: a
+// market forgotten then has no quote within the hour and no cooldown
+// running, so its next quote fires what it would have fired anyway.
 func (d *PredictionMoveDetector) Forget(beforeNs int64) {
 	for k, m := range d.markets {
 		n := len(m.Points)
@@ -224,32 +238,4 @@ func (d *PredictionMoveDetector) RestoreState(b []byte) error {
 	}
 	d.markets = m
 	return nil
-}
-
-// Observe folds a prediction_market_move event published earlier back into
-// the state: the cooldown of its market, and its two quotes.
-func (d *PredictionMoveDetector) Observe(e AlertEvent) {
-	if e.Event != AlertPredictionMarketMove {
-		return
-	}
-	var data PredictionMoveData
-	if json.Unmarshal(e.Data, &data) != nil || data.Venue == "" || data.MarketID == "" {
-		return
-	}
-	k := predictionKey(data.Venue, data.MarketID)
-	m := d.markets[k]
-	if m == nil {
-		m = &predictionMarket{}
-		d.markets[k] = m
-	}
-	at := data.ToAt.UnixNano()
-	if !m.Fired || at >= m.FireNs {
-		m.Fired, m.FireNs, m.FireUp = true, at, data.Direction == MoveUp
-	}
-	if n := len(m.Points); n == 0 || m.Points[n-1].Ns < at {
-		if f := data.FromAt.UnixNano(); n == 0 || m.Points[n-1].Ns < f {
-			m.Points = append(m.Points, predictionPoint{f, data.FromProbability})
-		}
-		m.Points = append(m.Points, predictionPoint{at, data.ToProbability})
-	}
 }

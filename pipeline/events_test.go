@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -60,12 +61,10 @@ func TestAlertEventOutbox(t *testing.T) {
 		doc("BTCUSD", "5m", 0, operators.EventBreakout, 80, operators.SignalBullish),
 		doc("BTCUSD", "5m", 10*time.Minute, operators.EventBreakout, 85, operators.SignalBullish),
 		doc("BTCUSD", "5m", 70*time.Minute, operators.EventBreakout, 85, operators.SignalBullish),
-		doc("ETHUSD", "15m", 10*time.Minute, operators.EventNormal, 80, operators.SignalNeutral),
-		doc("ETHUSD", "15m", 70*time.Minute, operators.EventNormal, 80, operators.SignalBullish),
-		doc("ETHUSD", "15m", 130*time.Minute, operators.EventNormal, 80, operators.SignalBullish),
 	} {
 		events = det.Push(d, events)
 	}
+	events = append(events, syntheticDecisionChange(t0)...)
 	if len(events) != 3 {
 		t.Fatalf("%d events, want 3", len(events))
 	}
@@ -122,4 +121,24 @@ func TestAlertEventOutbox(t *testing.T) {
 	if len(count) != 2 || count["unusual_flow BTCUSD"] != 2 || count["decision_change ETHUSD"] != 1 {
 		t.Fatalf("deliveries %v", count)
 	}
+}
+
+// syntheticDecisionChange returns the one decision_change the hourly
+// decision makes of ETHUSD trading on a DEX for two hours from t0: balanced
+// flow (hold), then buying with calm prices (buy), decided by a document
+// of the third hour.
+func syntheticDecisionChange(t0 time.Time) []operators.AlertEvent {
+	var events []operators.AlertEvent
+	h := operators.NewHourlyDecision(func(e operators.AlertEvent) { events = append(events, e) })
+	for hour, bp := range []float64{50, 70} {
+		start := t0.Add(time.Duration(hour) * time.Hour).UnixNano()
+		for m := range int64(60) {
+			h.PushCandle(&schemas.Candle{Venue: "raydium", VenueKind: schemas.VenueKind_VENUE_KIND_SOLANA_DEX, Symbol: "ETHUSD",
+				StartNs: start + m*int64(time.Minute), IntervalNs: int64(time.Minute), Close: 2000 + float64(m%2), VolumeUsd: 1000, TradeCount: 2})
+		}
+		h.PushDocument(&schemas.IntelligenceDocument{Id: "ETHUSD15m" + strconv.Itoa(hour), Symbol: "ETHUSD", Window: "15m",
+			TimestampNs: start + int64(50*time.Minute), BuyPressure: bp, MomentumScore: bp, TradeCount: 40, EventType: operators.EventNormal})
+	}
+	h.PushDocument(&schemas.IntelligenceDocument{Symbol: "ETHUSD", Window: "1m", TimestampNs: t0.Add(2 * time.Hour).UnixNano()})
+	return events
 }

@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -119,8 +120,8 @@ func hyperliquidOnBroker(ctx context.Context, t *testing.T) (brokers []string, r
 // event stage raises the capture's seven funding extremes and the 16.5
 // point move on mi.events.v1, once each. A second stage (a fresh consumer
 // group, reading both topics from the start) restores the detectors from
-// those events and raises nothing again; a later quote that reverses the
-// move fires at once.
+// their checkpointed state (mi.side-state.v1) and raises nothing again; a
+// later quote that reverses the move fires at once.
 func TestPositioningEventStage(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -142,7 +143,9 @@ func TestPositioningEventStage(t *testing.T) {
 		sctx, scancel := context.WithCancel(ctx)
 		done := make(chan error, 1)
 		go func() {
-			done <- RunPositioningEvents(sctx, PositioningEventsConfig{Brokers: brokers, Funding: true, Predictions: true, Group: group, Logger: quiet})
+			sc := PositioningEventsConfig{Funding: true, Predictions: true, Group: group}.sideEvents(brokers)
+			sc.Logger = quiet
+			done <- RunSideEvents(sctx, sc)
 		}()
 		return func() {
 			scancel()
@@ -269,7 +272,9 @@ func TestFundingExtremeDelivered(t *testing.T) {
 	var wg sync.WaitGroup
 	for _, run := range []func() error{
 		func() error {
-			return RunPositioningEvents(sctx, PositioningEventsConfig{Brokers: brokers, Funding: true, Logger: quiet})
+			sc := PositioningEventsConfig{Funding: true}.sideEvents(brokers)
+			sc.Logger = quiet
+			return RunSideEvents(sctx, sc)
 		},
 		func() error { return SinkEvents(sctx, brokers, st, quiet) },
 		func() error { return d.Run(sctx) },
@@ -354,5 +359,83 @@ func TestParquetSinkWritesPositioning(t *testing.T) {
 	}
 	if n != 225 || fr != -0.0000702486 {
 		t.Fatalf("%d rows, SOL funding %v", n, fr)
+	}
+}
+
+// TestPredictionHourSurvivesRestart: quotes that fire nothing (a 5-point
+// rise) are consumed; the stage stops and starts again in the same group;
+// a quote 20 minutes later, 11 points above the first of the hour, fires —
+// the detector's hour of quotes was restored from its checkpointed state,
+// not only the markets that had fired.
+func TestPredictionHourSurvivesRestart(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	quiet := slog.New(slog.DiscardHandler)
+	brokers, _, ingest := hyperliquidOnBroker(ctx, t)
+	day := time.Date(2026, 3, 26, 10, 0, 0, 0, time.UTC)
+	quote := func(prob float64, at time.Time) sources.Record {
+		return sidetopic.PredictionMarkets.Record(&schemas.PredictionQuote{Venue: "hyperliquid", MarketId: "2244",
+			Question: "Is ETH above 2500 at 2026-03-27 03:00 UTC?", Option: "Yes", Category: "crypto_price",
+			Probability: prob, DayVolumeUsd: 9000, ObservedNs: at.UnixNano(), ReadNs: at.UnixNano(), Coin: "#22440",
+			Underlying: "ETH", Source: "poll:hyperliquid-outcomes"})
+	}
+	stage := func() (stop func()) {
+		sctx, scancel := context.WithCancel(ctx)
+		done := make(chan error, 1)
+		go func() {
+			sc := PositioningEventsConfig{Predictions: true}.sideEvents(brokers)
+			sc.Logger = quiet
+			done <- RunSideEvents(sctx, sc)
+		}()
+		return func() {
+			scancel()
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	stop := stage()
+	ingest("poll:hyperliquid-outcomes", []sources.Record{quote(0.50, day), quote(0.55, day.Add(30*time.Minute))})
+	// Wait for the checkpoint that holds both quotes.
+	for {
+		var st []byte
+		if err := ReadCommitted(ctx, brokers, TopicSideState, nil, func(r *kgo.Record) {
+			if string(r.Key) == "prediction_market_move" {
+				st = r.Value
+			}
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(st), `"p":0.55`) {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatal("the stage never checkpointed the two quotes")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	stop()
+	if evs := readEvents(ctx, t, brokers, operators.AlertPredictionMarketMove); len(evs) != 0 {
+		t.Fatalf("a 5-point rise fired %d events", len(evs))
+	}
+	stop = stage()
+	defer stop()
+	ingest("poll:hyperliquid-outcomes-2", []sources.Record{quote(0.61, day.Add(50*time.Minute))})
+	for {
+		evs := readEvents(ctx, t, brokers, operators.AlertPredictionMarketMove)
+		if len(evs) == 1 {
+			var d operators.PredictionMoveData
+			if err := json.Unmarshal(evs[0].Data, &d); err != nil {
+				t.Fatal(err)
+			}
+			if d.FromProbability != 0.50 || d.ToProbability != 0.61 || d.Direction != operators.MoveUp {
+				t.Fatalf("move %+v", d)
+			}
+			return
+		}
+		if len(evs) > 1 || ctx.Err() != nil {
+			t.Fatalf("%d events after the restart, want 1", len(evs))
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }

@@ -35,6 +35,11 @@ const ProcessGroup = "mi-operators"
 // operators.AlertDetector.AppendSymbolState's JSON.
 const AlertStatePrefix = operators.ReservedPrefix + "alerts|"
 
+// DecisionStatePrefix starts the keys of mi.state.v1 that hold the hourly
+// decision's state of one symbol (the rest of the key); the value is
+// operators.HourlyDecision.AppendSymbolState's JSON.
+const DecisionStatePrefix = operators.ReservedPrefix + "decision|"
+
 // ProcessConfig configures the operator loop.
 type ProcessConfig struct {
 	Brokers []string
@@ -98,11 +103,12 @@ type position struct {
 	Ended  []string `json:"ended,omitempty"`
 }
 
-// partitionState is the engine, alert detector and position of one input
-// partition.
+// partitionState is the engine, alert detector, hourly decision and
+// position of one input partition.
 type partitionState struct {
 	eng     *operators.Engine
 	det     *operators.AlertDetector
+	dec     *operators.HourlyDecision
 	events  []operators.AlertEvent // scratch
 	pos     position
 	dirty   bool // processed records since the last checkpoint
@@ -139,14 +145,14 @@ type processor struct {
 
 // Process runs the operator loop until ctx ends. It consumes mi.trades.v1
 // in the consumer group (read committed), runs one operators.Engine per
-// partition and an operators.AlertDetector over that engine's documents,
-// and commits:
+// partition, an operators.AlertDetector over that engine's documents and
+// an operators.HourlyDecision over its documents and candles, and commits:
 //
 //  1. every poll, the outputs — candles, documents, minute-close documents,
 //     signal changes, alert events and dead letters — in a transaction of
 //     an output producer;
 //  2. every CheckpointInterval, in a transaction of the group session, the
-//     state of every symbol the engines and detectors changed since the
+//     state of every symbol the engines, detectors and decisions changed since the
 //     last checkpoint and each partition's position record, all in
 //     mi.state.v1 under the input's partition number, together with the
 //     consumer offsets.
@@ -350,6 +356,9 @@ func (p *processor) checkpoint(ctx context.Context, sess *kgo.GroupTransactSessi
 		for _, sym := range ps.det.DirtySymbols() {
 			sess.Produce(ctx, &kgo.Record{Topic: schemas.TopicState, Partition: part, Key: []byte(AlertStatePrefix + sym), Value: ps.det.AppendSymbolState(nil, sym)}, p.promise)
 		}
+		for _, sym := range ps.dec.DirtySymbols() {
+			sess.Produce(ctx, &kgo.Record{Topic: schemas.TopicState, Partition: part, Key: []byte(DecisionStatePrefix + sym), Value: ps.dec.AppendSymbolState(nil, sym)}, p.promise)
+		}
 		pos, _ := json.Marshal(ps.pos)
 		sess.Produce(ctx, &kgo.Record{Topic: schemas.TopicState, Partition: part, Key: []byte(PositionKey), Value: pos}, p.promise)
 	}
@@ -369,6 +378,7 @@ func (p *processor) checkpoint(ctx context.Context, sess *kgo.GroupTransactSessi
 	for _, part := range parts {
 		p.parts[part].eng.ClearDirty()
 		p.parts[part].det.ClearDirty()
+		p.parts[part].dec.ClearDirty()
 		p.parts[part].dirty = false
 	}
 	p.stats.Transactions.Add(1)
@@ -501,15 +511,19 @@ func (p *processor) partition(ctx context.Context, part int32) (*partitionState,
 	if ps := p.parts[part]; ps != nil {
 		return ps, nil
 	}
-	ps := &partitionState{det: operators.NewAlertDetector()}
+	ps := &partitionState{det: operators.NewAlertDetector(), dec: operators.NewHourlyDecision(p.emitEvent)}
 	e := operators.NewEngine(p.cfg.Operators, operators.Emit{
-		Candle: p.emitCandle,
+		Candle: func(c *schemas.Candle) {
+			p.emitCandle(c)
+			ps.dec.PushCandle(c)
+		},
 		Document: func(d *schemas.IntelligenceDocument) {
 			p.emitDocument(d)
 			ps.events = ps.det.Push(d, ps.events[:0])
 			for _, ev := range ps.events {
 				p.emitEvent(ev)
 			}
+			ps.dec.PushDocument(d)
 		},
 		Reject:       p.emitReject,
 		SignalChange: p.emitSignalChange,
@@ -540,6 +554,12 @@ func (p *processor) partition(ctx context.Context, part int32) (*partitionState,
 		if sym, ok := strings.CutPrefix(k, AlertStatePrefix); ok {
 			if err := ps.det.RestoreSymbolState(sym, last[k]); err != nil {
 				return nil, fmt.Errorf("cannot restore alert detector state %q of partition %d: %w", k, part, err)
+			}
+			continue
+		}
+		if sym, ok := strings.CutPrefix(k, DecisionStatePrefix); ok {
+			if err := ps.dec.RestoreSymbolState(sym, last[k]); err != nil {
+				return nil, fmt.Errorf("cannot restore hourly decision state %q of partition %d: %w", k, part, err)
 			}
 			continue
 		}

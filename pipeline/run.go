@@ -91,7 +91,7 @@ type RunConfig struct {
 	SideEvents  []SideDetector
 	SideSources []sources.Source
 	// PositioningEvents, when set, configures the positioning event stage
-	// (RunPositioningEvents: funding_extreme, prediction_market_move);
+	// (the positioning event stage: funding_extreme, prediction_market_move);
 	// Brokers is filled in by Run.
 	PositioningEvents *PositioningEventsConfig
 }
@@ -243,12 +243,9 @@ func Run(ctx context.Context, cfg RunConfig) error {
 	}
 	if has("events") && cfg.PositioningEvents != nil {
 		g.Go(func() error {
-			pc := *cfg.PositioningEvents
-			pc.Brokers = brokers
-			if pc.Logger == nil {
-				pc.Logger = log
-			}
-			return RunPositioningEvents(gctx, pc)
+			sc := cfg.PositioningEvents.sideEvents(brokers)
+			sc.InstanceID, sc.TxnSuffix, sc.Logger = cfg.InstanceID, txnSuffix, log
+			return RunSideEvents(gctx, sc)
 		})
 	}
 	if has("parquet") && cfg.DataDir != "" {

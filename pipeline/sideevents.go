@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -98,6 +99,14 @@ func TokenDetectors() []SideDetector {
 type SideEventsConfig struct {
 	Brokers   []string
 	Detectors []SideDetector
+	// Group is the consumer group; default SideEventsGroup. Each stage of
+	// a deployment (the token watches', the positioning events') has its
+	// own group, transactional ids and detector names; they share
+	// TopicSideState, keyed by detector name.
+	Group string
+	// Name names the stage in its transactional id and its logs; default
+	// "side-events".
+	Name string
 	// InstanceID makes the transactional id unique per instance and is the
 	// static group membership id; default "local".
 	InstanceID string
@@ -142,6 +151,8 @@ func RunSideEvents(ctx context.Context, cfg SideEventsConfig) error {
 	if cfg.Stats == nil {
 		cfg.Stats = &SideEventsStats{}
 	}
+	cfg.Group = cmp.Or(cfg.Group, SideEventsGroup)
+	cfg.Name = cmp.Or(cfg.Name, "side-events")
 	log := cfg.Logger
 	if log == nil {
 		log = slog.Default()
@@ -161,10 +172,10 @@ func RunSideEvents(ctx context.Context, cfg SideEventsConfig) error {
 	onChange := func(context.Context, *kgo.Client, map[string][]int32) { dropAll.Store(true) }
 	sess, err := kgo.NewGroupTransactSession(
 		kgo.SeedBrokers(cfg.Brokers...),
-		kgo.ConsumerGroup(SideEventsGroup),
+		kgo.ConsumerGroup(cfg.Group),
 		kgo.InstanceID(cfg.InstanceID),
 		kgo.ConsumeTopics(topics...),
-		kgo.TransactionalID(transactionalID("mi-side-events-", cfg.InstanceID)+cfg.TxnSuffix),
+		kgo.TransactionalID(transactionalID("mi-"+cfg.Name+"-", cfg.InstanceID)+cfg.TxnSuffix),
 		kgo.TransactionTimeout(2*time.Minute),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
 		kgo.RequireStableFetchOffsets(),
@@ -215,7 +226,7 @@ func RunSideEvents(ctx context.Context, cfg SideEventsConfig) error {
 		cfg.Stats.Restores.Add(1)
 		return out, nil
 	}
-	log.Info("side-event stage running", "topics", topics)
+	log.Info("side-event stage running", "stage", cfg.Name, "group", cfg.Group, "topics", topics)
 	var events []operators.AlertEvent
 	for {
 		fs := sess.PollFetches(ctx)
@@ -264,7 +275,7 @@ func RunSideEvents(ctx context.Context, cfg SideEventsConfig) error {
 					if err != nil {
 						cfg.Stats.Rejected.Add(1)
 						sess.Produce(ctx, &kgo.Record{Topic: cfg.Detectors[i].DLQ, Key: r.Key, Value: r.Value, Headers: []kgo.RecordHeader{
-							{Key: "reason", Value: []byte(err.Error())}, {Key: "stage", Value: []byte("side-events")}, {Key: "detector", Value: []byte(cfg.Detectors[i].Name)}}}, promise)
+							{Key: "reason", Value: []byte(err.Error())}, {Key: "stage", Value: []byte(cfg.Name)}, {Key: "detector", Value: []byte(cfg.Detectors[i].Name)}}}, promise)
 						continue
 					}
 					for _, e := range events {

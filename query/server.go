@@ -15,13 +15,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/marketintel/mi/operators"
-	"github.com/marketintel/mi/pipeline/sources/token"
-	tokenroutes "github.com/marketintel/mi/query/token"
 	"log/slog"
+	"net"
 	"runtime/debug"
 	"slices"
 	"time"
+
+	"github.com/marketintel/mi/operators"
+	"github.com/marketintel/mi/pipeline/sources/token"
+	tokenroutes "github.com/marketintel/mi/query/token"
 
 	"github.com/gofiber/fiber/v3"
 	"github.com/gofiber/fiber/v3/middleware/recover"
@@ -239,6 +241,15 @@ func (s *Server) Operations() []api.Operation { return slices.Clone(s.ops) }
 func (s *Server) Listen(addr string) error {
 	if err := s.app.Listen(addr, fiber.ListenConfig{DisableStartupMessage: true}); err != nil {
 		return fmt.Errorf("cannot serve HTTP on %s: %w", addr, err)
+	}
+	return nil
+}
+
+// Serve serves the API on ln, which the caller opened (so it can log the
+// address a port 0 was given), until Shutdown.
+func (s *Server) Serve(ln net.Listener) error {
+	if err := s.app.Listener(ln, fiber.ListenConfig{DisableStartupMessage: true}); err != nil {
+		return fmt.Errorf("cannot serve HTTP on %s: %w", ln.Addr(), err)
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"os/signal"
 	"runtime"
@@ -422,10 +423,14 @@ func cmdRun(ctx context.Context, name string, fixed []string, args []string) (er
 		})
 	}()
 	if srv != nil {
-		go func() {
-			log.Info("HTTP API listening", "addr", *httpAddr)
-			errc <- listenError(srv.Listen(*httpAddr), *httpAddr, "--http-addr", "HTTP_ADDR")
-		}()
+		// Listen before serving, so the log names the address a port 0
+		// was given (the cluster suite starts its roles on port 0).
+		ln, err := net.Listen("tcp", *httpAddr)
+		if err != nil {
+			return listenError(err, *httpAddr, "--http-addr", "HTTP_ADDR")
+		}
+		log.Info("HTTP API listening", "addr", ln.Addr().String())
+		go func() { errc <- srv.Serve(ln) }()
 	}
 	select {
 	case err = <-errc:

@@ -238,15 +238,32 @@ func syntheticAlertEvents(t *testing.T) []operators.AlertEvent {
 	for _, d := range []*schemas.IntelligenceDocument{
 		doc("BTCUSD", "5m", 0, operators.EventBreakout, 80, operators.SignalBullish),
 		doc("BTCUSD", "5m", 70*time.Minute, operators.EventBreakout, 85, operators.SignalBullish),
-		doc("ETHUSD", "15m", 10*time.Minute, operators.EventNormal, 80, operators.SignalNeutral),
-		doc("ETHUSD", "15m", 70*time.Minute, operators.EventNormal, 80, operators.SignalBullish),
-		doc("ETHUSD", "15m", 130*time.Minute, operators.EventNormal, 80, operators.SignalBullish),
 	} {
 		events = det.Push(d, events)
 	}
+	events = append(events, syntheticDecisionChange(t0)...)
 	if len(events) != 3 {
 		t.Fatalf("the detector made %d synthetic alert events, want 3", len(events))
 	}
+	return events
+}
+
+// syntheticDecisionChange returns the one decision_change the hourly
+// decision makes of ETHUSD trading on a DEX for two hours from t0: balanced
+// flow (hold), then buying with calm prices (buy).
+func syntheticDecisionChange(t0 time.Time) []operators.AlertEvent {
+	var events []operators.AlertEvent
+	h := operators.NewHourlyDecision(func(e operators.AlertEvent) { events = append(events, e) })
+	for hour, bp := range []float64{50, 70} {
+		start := t0.Add(time.Duration(hour) * time.Hour).UnixNano()
+		for m := range int64(60) {
+			h.PushCandle(&schemas.Candle{Venue: "raydium", VenueKind: schemas.VenueKind_VENUE_KIND_SOLANA_DEX, Symbol: "ETHUSD",
+				StartNs: start + m*int64(time.Minute), IntervalNs: int64(time.Minute), Close: 2000 + float64(m%2), VolumeUsd: 1000, TradeCount: 2})
+		}
+		h.PushDocument(&schemas.IntelligenceDocument{Id: "ETHUSD15m" + strconv.Itoa(hour), Symbol: "ETHUSD", Window: "15m",
+			TimestampNs: start + int64(50*time.Minute), BuyPressure: bp, MomentumScore: bp, TradeCount: 40, EventType: operators.EventNormal})
+	}
+	h.PushDocument(&schemas.IntelligenceDocument{Symbol: "ETHUSD", Window: "1m", TimestampNs: t0.Add(2 * time.Hour).UnixNano()})
 	return events
 }
 
@@ -413,25 +430,29 @@ func sameRecords(t *testing.T, what string, want, got [][]byte, m proto.Message)
 
 // roleProc is one mi role process with its operations port.
 type roleProc struct {
-	name, http, ops string
-	cmd             *exec.Cmd
-	log             string
-	lastMetric      float64 // the last metric read
+	name       string
+	http, ops  string // the addresses the process logged it listens on; "" until waitReady
+	cmd        *exec.Cmd
+	exited     chan struct{} // closed when the process has exited (cmd.ProcessState is then set)
+	log        string
+	lastMetric float64 // the last metric read
 }
 
-// startRole starts mi cmd args with free HTTP and operations ports, its
-// output in a log file of the test. The process is in its own process group
-// and dies with the test binary (Pdeathsig); it is stopped when the test
-// ends.
+// startRole starts mi cmd args with its HTTP and operations ports on port
+// 0 — the process logs the addresses it was given, which waitReady reads:
+// a port picked free by the test and handed over could be taken by
+// anything else on a busy machine in between — and its output in a log
+// file of the test. The process is in its own process group and dies with
+// the test binary (Pdeathsig); it is stopped when the test ends.
 func startRole(t *testing.T, name, cmd string, args ...string) *roleProc {
 	t.Helper()
-	p := &roleProc{name: name, http: "127.0.0.1:" + strconv.Itoa(freePort(t)), ops: "127.0.0.1:" + strconv.Itoa(freePort(t))}
+	p := &roleProc{name: name, exited: make(chan struct{})}
 	p.log = filepath.Join(t.TempDir(), name+".log")
 	f, err := os.Create(p.log)
 	if err != nil {
 		t.Fatal(err)
 	}
-	all := append([]string{cmd, "--http-addr", p.http, "--ops-addr", p.ops, "--log-format", "json"}, args...)
+	all := append([]string{cmd, "--http-addr", "127.0.0.1:0", "--ops-addr", "127.0.0.1:0", "--log-format", "json"}, args...)
 	c := exec.Command(miBinary(t), all...)
 	c.Stdout, c.Stderr = f, f
 	c.Env = append(os.Environ(), "MI_ALERTS_KEY="+strings.Repeat("ab", 32))
@@ -441,64 +462,99 @@ func startRole(t *testing.T, name, cmd string, args ...string) *roleProc {
 	}
 	f.Close()
 	p.cmd = c
+	go func() { _ = c.Wait(); close(p.exited) }()
 	t.Cleanup(func() {
 		p.stop(t)
 		if t.Failed() {
-			b, _ := os.ReadFile(p.log)
-			lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-			t.Logf("--- %s (mi %s), last lines:\n%s", name, cmd, strings.Join(lines[max(0, len(lines)-25):], "\n"))
+			t.Logf("--- %s (mi %s), last lines:\n%s", name, cmd, p.tail(25))
 		}
 	})
 	return p
 }
 
+// tail returns the last n lines of the process's output.
+func (p *roleProc) tail(n int) string {
+	b, _ := os.ReadFile(p.log)
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
+
 func (p *roleProc) kill(t *testing.T) {
 	t.Helper()
-	if p.cmd.ProcessState == nil {
+	select {
+	case <-p.exited:
+	default:
 		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
-		_ = p.cmd.Wait()
+		<-p.exited
 	}
 }
 
 func (p *roleProc) stop(t *testing.T) {
 	t.Helper()
-	if p.cmd == nil || p.cmd.ProcessState != nil {
+	select {
+	case <-p.exited:
 		return
+	default:
 	}
 	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGTERM)
-	done := make(chan struct{})
-	go func() { _ = p.cmd.Wait(); close(done) }()
 	select {
-	case <-done:
+	case <-p.exited:
 	case <-time.After(20 * time.Second):
 		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
-		<-done
+		<-p.exited
 	}
 }
 
-// waitReady waits until the process's /readyz answers 200.
+// listening reads, from the process's log, the addresses its HTTP API and
+// its operations port listen on.
+func (p *roleProc) listening() {
+	b, _ := os.ReadFile(p.log)
+	for _, line := range strings.Split(string(b), "\n") {
+		var l struct{ Msg, Addr string }
+		if json.Unmarshal([]byte(line), &l) != nil {
+			continue
+		}
+		switch {
+		case l.Msg == "HTTP API listening":
+			p.http = l.Addr
+		case strings.HasPrefix(l.Msg, "operations port listening"):
+			p.ops = l.Addr
+		}
+	}
+}
+
+// waitReady waits until the process's /readyz answers 200. A process that
+// exits or stays unready fails the test with its last lines of output.
 func (p *roleProc) waitReady(t *testing.T, timeout time.Duration) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
-	last := ""
+	last := "the operations port is not listening yet"
 	for time.Now().Before(deadline) {
-		if p.cmd.ProcessState != nil {
-			t.Fatalf("%s exited: %v", p.name, p.cmd.ProcessState)
+		select {
+		case <-p.exited:
+			t.Fatalf("%s exited: %v; last lines:\n%s", p.name, p.cmd.ProcessState, p.tail(25))
+		default:
 		}
-		resp, err := http.Get("http://" + p.ops + "/readyz")
-		if err == nil {
-			b, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return
+		if p.ops == "" {
+			p.listening()
+		}
+		if p.ops != "" {
+			resp, err := http.Get("http://" + p.ops + "/readyz")
+			if err == nil {
+				b, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode == http.StatusOK {
+					p.listening() // the HTTP API logs before the operations port
+					return
+				}
+				last = string(b)
+			} else {
+				last = err.Error()
 			}
-			last = string(b)
-		} else {
-			last = err.Error()
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	t.Fatalf("%s not ready within %s: %s", p.name, timeout, last)
+	t.Fatalf("%s not ready within %s: %s; last lines:\n%s", p.name, timeout, last, p.tail(25))
 }
 
 var metricLine = regexp.MustCompile(`(?m)^(\S+) (\S+)$`)
@@ -539,6 +595,9 @@ var wallClockFields = regexp.MustCompile(`"(generatedAt|timestamp)":"[^"]*"|"(fr
 // tryGet returns the body of a GET of the API, wall-clock fields blanked,
 // or "" when it fails.
 func (p *roleProc) tryGet(path string) string {
+	if p.http == "" {
+		p.listening()
+	}
 	resp, err := http.Get("http://" + p.http + path)
 	if err != nil {
 		return ""

@@ -15,6 +15,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/marketintel/mi/operators"
 	"github.com/marketintel/mi/query"
 	"github.com/marketintel/mi/schemas"
 )
@@ -60,6 +61,15 @@ func TestSignalChangeLogIsReproducible(t *testing.T) {
 	if len(a.changes) < 20 || len(a.events) < 20 {
 		t.Fatalf("only %d signal changes and %d events in 190 simulated minutes; the test needs a busier market", len(a.changes), len(a.events))
 	}
+	decisions := 0
+	for _, e := range a.events {
+		if bytes.Contains(e, []byte(`"event":"`+operators.AlertDecisionChange+`"`)) {
+			decisions++
+		}
+	}
+	if decisions == 0 {
+		t.Fatal("no decision_change in 190 simulated minutes: the hourly decisions' state is not tested across the restart")
+	}
 	for _, c := range []struct {
 		what string
 		a, b [][]byte
@@ -76,7 +86,7 @@ func TestSignalChangeLogIsReproducible(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d signal changes, %d events, %d candles, %d minute documents, identical across replays", len(a.changes), len(a.events), len(a.candles), len(a.minutes))
+	t.Logf("%d signal changes, %d events (%d decision_change), %d candles, %d minute documents, identical across replays", len(a.changes), len(a.events), decisions, len(a.candles), len(a.minutes))
 }
 
 // TestPreviewFromCandleTopic runs a simulated market through the whole

@@ -10,15 +10,50 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 )
 
-// PoolConfig names one Uniswap v3-style pool to follow.
+// PoolConfig names one Uniswap v3-style pool to follow: by its address,
+// or by its pair and fee, which the chain's factory resolves (getPool)
+// when the connector connects.
 type PoolConfig struct {
 	// Chain is the chain name as the pipeline spells it: "ethereum", "base",
-	// "arbitrum", "optimism".
+	// "arbitrum", "optimism", "polygon".
 	Chain string `json:"chain"`
-	// Address is the pool contract address.
-	Address string `json:"address"`
+	// Address is the pool contract address; empty when Token0, Token1 and
+	// Fee name the pool.
+	Address string `json:"address,omitempty"`
+	// Token0 and Token1 (either order) and Fee (hundredths of a bip: 100,
+	// 500, 3000, 10000) name the pool by its pair; the chain entry's
+	// factory must be set. A pair the factory has no pool of is logged and
+	// skipped.
+	Token0 string `json:"token0,omitempty"`
+	Token1 string `json:"token1,omitempty"`
+	Fee    uint32 `json:"fee,omitempty"`
 	// Name is a label for logs and the liquidity block, e.g. "USDC/WETH 0.05%".
 	Name string `json:"name"`
+}
+
+// byPair reports whether the pool is named by its pair rather than its
+// address.
+func (p PoolConfig) byPair() bool { return p.Address == "" }
+
+// label names the pool in errors and logs.
+func (p PoolConfig) label() string {
+	if p.byPair() {
+		return fmt.Sprintf("%s/%s fee %d", p.Token0, p.Token1, p.Fee)
+	}
+	return p.Address
+}
+
+// Discover makes a connector follow the pools its chain's factory created
+// between listed tokens: those whose PoolCreated logs from FromBlock are
+// found when it connects, and those created while it runs.
+type Discover struct {
+	// FromBlock is the first block whose PoolCreated logs are read when the
+	// connector connects (the factory's deployment block finds every pool;
+	// a later block reads fewer logs).
+	FromBlock uint64 `json:"from_block"`
+	// Tokens are token addresses: a pool is followed when both its tokens
+	// are listed. At least two.
+	Tokens []string `json:"tokens"`
 }
 
 // ChainConfig says how to reach one chain.
@@ -37,6 +72,13 @@ type ChainConfig struct {
 	PollInterval Duration `json:"poll_interval"`
 	// MaxRange is the largest block range of one eth_getLogs call.
 	MaxRange uint64 `json:"max_range"`
+	// Factory is the chain's Uniswap v3 factory (e.g. 0x1F98431c8aD98523631AE4a59f267346ea31F984
+	// on Ethereum, Arbitrum, Optimism and Polygon): pools named by pair and
+	// Discover read it.
+	Factory string `json:"factory,omitempty"`
+	// Discover, when set, follows the pools the factory created between
+	// listed tokens.
+	Discover *Discover `json:"discover,omitempty"`
 }
 
 // Duration is a time.Duration that reads "2s"-style strings from JSON.
@@ -88,20 +130,77 @@ func (f File) Validate() error {
 		if chains[c.Chain] {
 			return fmt.Errorf("cannot use chain %s twice", c.Chain)
 		}
+		if err := c.validateFactory(); err != nil {
+			return err
+		}
 		chains[c.Chain] = true
+	}
+	factory := map[string]bool{}
+	for _, c := range f.Chains {
+		factory[c.Chain] = c.Factory != ""
 	}
 	for _, p := range f.Pools {
 		if !chains[p.Chain] {
-			return fmt.Errorf("cannot follow pool %s: chain %q has no entry in chains", p.Address, p.Chain)
+			return fmt.Errorf("cannot follow pool %s: chain %q has no entry in chains", p.label(), p.Chain)
 		}
-		if !common.IsHexAddress(p.Address) {
-			return fmt.Errorf("cannot follow pool %q: not a 20-byte hex address", p.Address)
+		if err := p.validate(factory[p.Chain]); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
-// Configs returns one connector configuration per chain that has pools.
+// validateFactory checks the factory address and the discovery settings.
+func (c ChainConfig) validateFactory() error {
+	if c.Factory != "" && !common.IsHexAddress(c.Factory) {
+		return fmt.Errorf("cannot use chain %s: factory %q is not a 20-byte hex address", c.Chain, c.Factory)
+	}
+	if c.Discover == nil {
+		return nil
+	}
+	if c.Factory == "" {
+		return fmt.Errorf("cannot use chain %s: discover needs the chain's factory (\"factory\": \"0x...\")", c.Chain)
+	}
+	if len(c.Discover.Tokens) < 2 {
+		return fmt.Errorf("cannot use chain %s: discover.tokens lists %d tokens; a pool needs two", c.Chain, len(c.Discover.Tokens))
+	}
+	for _, t := range c.Discover.Tokens {
+		if !common.IsHexAddress(t) {
+			return fmt.Errorf("cannot use chain %s: discover.tokens: %q is not a 20-byte hex address", c.Chain, t)
+		}
+	}
+	return nil
+}
+
+// validate checks that the pool is named by an address, or by two tokens
+// and a fee on a chain with a factory.
+func (p PoolConfig) validate(hasFactory bool) error {
+	if !p.byPair() {
+		if p.Token0 != "" || p.Token1 != "" || p.Fee != 0 {
+			return fmt.Errorf("cannot follow pool %s: give address, or token0, token1 and fee, not both", p.Address)
+		}
+		if !common.IsHexAddress(p.Address) {
+			return fmt.Errorf("cannot follow pool %q: not a 20-byte hex address", p.Address)
+		}
+		return nil
+	}
+	if !common.IsHexAddress(p.Token0) || !common.IsHexAddress(p.Token1) {
+		return fmt.Errorf("cannot follow pool %s: give address, or token0 and token1 as 20-byte hex addresses and fee", p.label())
+	}
+	if common.HexToAddress(p.Token0) == common.HexToAddress(p.Token1) {
+		return fmt.Errorf("cannot follow pool %s: token0 and token1 are the same token", p.label())
+	}
+	if p.Fee == 0 || p.Fee >= 1_000_000 {
+		return fmt.Errorf("cannot follow pool %s: fee %d out of range: hundredths of a bip, 1 to 999999 (100, 500, 3000 and 10000 on Uniswap v3)", p.label(), p.Fee)
+	}
+	if !hasFactory {
+		return fmt.Errorf("cannot follow pool %s on %s: a pool named by its pair needs the chain's factory (\"factory\": \"0x...\")", p.label(), p.Chain)
+	}
+	return nil
+}
+
+// Configs returns one connector configuration per chain that has pools or
+// discovers them.
 func (f File) Configs() []Config {
 	var out []Config
 	for _, c := range f.Chains {
@@ -111,7 +210,7 @@ func (f File) Configs() []Config {
 				cfg.Pools = append(cfg.Pools, p)
 			}
 		}
-		if len(cfg.Pools) > 0 {
+		if len(cfg.Pools) > 0 || c.Discover != nil {
 			out = append(out, cfg)
 		}
 	}

@@ -144,6 +144,13 @@ type Source struct {
 	headers    map[uint64]header       // cache of block headers
 	emitted    map[logKey]uint64       // dedupe: log -> block
 	byBlock    map[uint64][]emittedLog // block -> logs emitted from it
+	// Pools found through the factory (discover.go): the pairs still to
+	// ask getPool for, the tokens of Discover (nil without it), and the
+	// block the PoolCreated scan has read up to (0: not yet).
+	factory      common.Address
+	pairs        []PoolConfig
+	discoverToks map[common.Address]bool
+	scannedTo    uint64
 }
 
 type tokenInfo struct {
@@ -177,8 +184,11 @@ func New(cfg Config) (*Source, error) {
 	if cfg.Chain == "" || cfg.RPC == "" {
 		return nil, errors.New("cannot start evmdex: chain and rpc are required")
 	}
-	if len(cfg.Pools) == 0 {
-		return nil, fmt.Errorf("cannot start evmdex on %s: no pools", cfg.Chain)
+	if len(cfg.Pools) == 0 && cfg.Discover == nil {
+		return nil, fmt.Errorf("cannot start evmdex on %s: no pools, and no discover", cfg.Chain)
+	}
+	if err := cfg.validateFactory(); err != nil {
+		return nil, err
 	}
 	if cfg.MaxRange == 0 {
 		cfg.MaxRange = 500
@@ -222,13 +232,26 @@ func New(cfg Config) (*Source, error) {
 	}
 	for _, p := range cfg.Pools {
 		if p.Chain != cfg.Chain {
-			return nil, fmt.Errorf("cannot follow pool %s: it is on %s, not %s", p.Address, p.Chain, cfg.Chain)
+			return nil, fmt.Errorf("cannot follow pool %s: it is on %s, not %s", p.label(), p.Chain, cfg.Chain)
 		}
-		if !common.IsHexAddress(p.Address) {
-			return nil, fmt.Errorf("cannot follow pool %q: not a hex address", p.Address)
+		if err := p.validate(cfg.Factory != ""); err != nil {
+			return nil, err
+		}
+		if p.byPair() {
+			s.pairs = append(s.pairs, p)
+			continue
 		}
 		a := common.HexToAddress(p.Address)
 		s.pools[a] = &operators.PoolMeta{Chain: cfg.Chain, Address: strings.ToLower(a.Hex()), Name: p.Name}
+	}
+	if cfg.Factory != "" {
+		s.factory = common.HexToAddress(cfg.Factory)
+	}
+	if d := cfg.Discover; d != nil {
+		s.discoverToks = map[common.Address]bool{}
+		for _, t := range d.Tokens {
+			s.discoverToks[common.HexToAddress(t)] = true
+		}
 	}
 	return s, nil
 }
@@ -326,6 +349,9 @@ func (s *Source) session(ctx context.Context) (progressed bool, err error) {
 	}
 	defer c.Close()
 	ec := ethclient.NewClient(c)
+	if err := s.findPools(ctx, ec); err != nil { // discover.go
+		return false, err
+	}
 	if err := s.resolve(ctx, ec); err != nil {
 		return false, err
 	}
@@ -412,6 +438,9 @@ func (s *Source) resolve(ctx context.Context, ec *ethclient.Client) error {
 		m.Ticker0, m.Ticker1 = tok[0].ticker, tok[1].ticker
 		m.Decimals0, m.Decimals1 = tok[0].decimals, tok[1].decimals
 		m.Symbol0, m.Symbol1 = tok[0].symbol, tok[1].symbol
+		if m.Name == "" { // found through the factory
+			m.Name = fmt.Sprintf("%s/%s %s%%", m.Ticker0, m.Ticker1, strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.4f", float64(m.Fee)/1e4), "0"), "."))
+		}
 		m.Resolved = true
 	}
 	return nil
@@ -476,19 +505,15 @@ func (s *Source) step(ctx context.Context, c *rpc.Client, ec *ethclient.Client) 
 	if err := s.checkReorg(ctx, c); err != nil {
 		return err
 	}
-	addrs := make([]common.Address, 0, len(s.pools))
-	for a := range s.pools {
-		addrs = append(addrs, a)
+	if err := s.scanCreated(ctx, ec, s.next-1); err != nil { // discover.go
+		return err
 	}
-	sort.Slice(addrs, func(i, j int) bool { return addrs[i].Cmp(addrs[j]) < 0 })
+	s.snapshots(ctx, c) // the state of pools just discovered, before their first range
 	for s.next <= target {
 		to := min(target, s.next+s.cfg.MaxRange-1)
-		logs, err := ec.FilterLogs(ctx, ethereum.FilterQuery{
-			FromBlock: new(big.Int).SetUint64(s.next), ToBlock: new(big.Int).SetUint64(to),
-			Addresses: addrs, Topics: [][]common.Hash{{uniswap.TopicSwap, uniswap.TopicMint, uniswap.TopicBurn}},
-		})
+		logs, err := s.rangeLogs(ctx, ec, s.next, to) // discover.go
 		if err != nil {
-			return fmt.Errorf("cannot get logs of blocks %d-%d: %w", s.next, to, err)
+			return err
 		}
 		if err := s.process(ctx, c, logs, s.next, to); err != nil {
 			return err

@@ -164,15 +164,6 @@ func TokenSymbol(chain, address, ticker string) string {
 	return ""
 }
 
-// factoryABI is the Uniswap v3 factory's getPool.
-var factoryABI = func() abi.ABI {
-	a, err := abi.JSON(strings.NewReader(`[{"type":"function","name":"getPool","stateMutability":"view","inputs":[{"name":"tokenA","type":"address"},{"name":"tokenB","type":"address"},{"name":"fee","type":"uint24"}],"outputs":[{"name":"pool","type":"address"}]}]`))
-	if err != nil {
-		panic("BUG: cannot parse the factory ABI: " + err.Error())
-	}
-	return a
-}()
-
 // ErrNoPool is returned by Find when the factory has no pool of the pair
 // and fee.
 var ErrNoPool = errors.New("no pool")
@@ -182,7 +173,7 @@ var ErrNoPool = errors.New("no pool")
 // getPool, and resolves it as Pool does. A pair without a pool is an
 // error wrapping ErrNoPool.
 func (r *Registry) Find(ctx context.Context, factory, a, b common.Address, fee uint32) (*operators.PoolMeta, error) {
-	data, err := factoryABI.Pack("getPool", a, b, new(big.Int).SetUint64(uint64(fee)))
+	data, err := FactoryABI.Pack("getPool", a, b, new(big.Int).SetUint64(uint64(fee)))
 	if err != nil {
 		return nil, fmt.Errorf("cannot find pool: fee %d: %w", fee, err)
 	}
@@ -191,7 +182,7 @@ func (r *Registry) Find(ctx context.Context, factory, a, b common.Address, fee u
 		return nil, fmt.Errorf("cannot call getPool() on %s: %w", factory.Hex(), err)
 	}
 	var pool common.Address
-	if err := factoryABI.UnpackIntoInterface(&pool, "getPool", res); err != nil {
+	if err := FactoryABI.UnpackIntoInterface(&pool, "getPool", res); err != nil {
 		return nil, fmt.Errorf("cannot decode getPool() of %s: %w", factory.Hex(), err)
 	}
 	if pool == (common.Address{}) {
