@@ -119,26 +119,26 @@ var bucketSQL = map[string]string{
 // RollUpSQL is the aggregation of finer candles (the view or file src)
 // into interval buckets: open of the first and close of the last finer
 // candle, extremes, sums, buy pressure and VWAP recomputed from the sums.
-// Columns and types are CandleColumns. Floating-point sums are fsum
-// (Kahan-Babuska): their result does not depend on the order DuckDB's
-// threads scan the rows in, so rolling up the same files twice gives the
-// same bytes.
+// Columns and types are CandleColumns. Floating-point sums add a bucket's
+// values in ascending order (xsum(x)), so their
+// result does not depend on the order DuckDB's threads scan the rows in:
+// rolling up the same files twice gives the same bytes.
 func RollUpSQL(src, interval string) string {
 	b, ok := bucketSQL[interval]
 	if !ok {
 		panic("BUG: no roll-up to " + interval)
 	}
-	return `SELECT time_bucket(` + b + `, ts) AS ts, symbol, venue_kind, chain,
+	return ExactSums(`SELECT time_bucket(` + b + `, ts) AS ts, symbol, venue_kind, chain,
   arg_min(open, ts) AS open, max(high) AS high, min(low) AS low, arg_max(close, ts) AS close,
-  fsum(volume) AS volume, fsum(volume_usd) AS volume_usd, fsum(buy_volume) AS buy_volume, fsum(sell_volume) AS sell_volume,
-  fsum(buy_volume_usd) AS buy_volume_usd, fsum(sell_volume_usd) AS sell_volume_usd,
-  CASE WHEN fsum(buy_volume_usd) + fsum(sell_volume_usd) = 0 THEN 50.0
-       ELSE 100 * fsum(buy_volume_usd) / (fsum(buy_volume_usd) + fsum(sell_volume_usd)) END AS buy_pressure,
-  CASE WHEN fsum(volume) = 0 THEN arg_max(close, ts) ELSE fsum(vwap * volume) / fsum(volume) END AS vwap,
+  xsum(volume) AS volume, xsum(volume_usd) AS volume_usd, xsum(buy_volume) AS buy_volume, xsum(sell_volume) AS sell_volume,
+  xsum(buy_volume_usd) AS buy_volume_usd, xsum(sell_volume_usd) AS sell_volume_usd,
+  CASE WHEN xsum(buy_volume_usd) + xsum(sell_volume_usd) = 0 THEN 50.0
+       ELSE 100 * xsum(buy_volume_usd) / (xsum(buy_volume_usd) + xsum(sell_volume_usd)) END AS buy_pressure,
+  CASE WHEN xsum(volume) = 0 THEN arg_max(close, ts) ELSE xsum(vwap * volume) / xsum(volume) END AS vwap,
   sum(trade_count)::BIGINT AS trade_count, sum(buy_count)::BIGINT AS buy_count,
   sum(sell_count)::BIGINT AS sell_count, sum(unknown_side_count)::BIGINT AS unknown_side_count
 FROM ` + src + `
-GROUP BY ALL ORDER BY ts, symbol, venue_kind, chain`
+GROUP BY ALL ORDER BY ts, symbol, venue_kind, chain`)
 }
 
 func rollUp(ctx context.Context, db *sql.DB, src, dst, interval string) error {

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/marketintel/mi/datasets"
 	"github.com/marketintel/mi/operators/decision"
 	"github.com/marketintel/mi/schemas"
 )
@@ -107,7 +106,7 @@ type DecisionChangeData struct {
 //
 // Per symbol and UTC hour it keeps the last document of DecisionWindow and
 // the 1m candles of every venue (for each minute the close of the leading
-// venue, datasets.Leads, as the candle view does). The hour is decided when
+// venue, Leads, as the candle view does). The hour is decided when
 // the partition's document clock enters a later hour (Flush): the two sides
 // are assessed by decision.Assess — the pre-trade check over the window 1h
 // with the sources this path has — and DecisionAction maps them to an
@@ -166,7 +165,7 @@ type decisionMinute struct {
 // fold folds a candle of the same minute into m.
 func (m *decisionMinute) fold(c *schemas.Candle) {
 	m.Onchain = m.Onchain || isOnchain(c.VenueKind)
-	if datasets.Leads(c.VolumeUsd, c.Venue, m.USD, m.Venue) {
+	if Leads(c.VolumeUsd, c.Venue, m.USD, m.Venue) {
 		m.Close, m.USD, m.Venue = c.Close, c.VolumeUsd, c.Venue
 	}
 }

@@ -172,7 +172,7 @@ func TestDefaultConfigOpens(t *testing.T) {
 		kinds[strings.SplitN(s.Name(), ":", 2)[0]]++
 		_ = s.Close()
 	}
-	if len(srcs) != len(cfg.Sources) || kinds["evmdex"] != 2 || kinds["ws"] != 5 || kinds["news"] != 1 ||
+	if len(srcs) != len(cfg.Sources) || kinds["evmdex"] != 2 || kinds["ws"] != 6 || kinds["news"] != 1 ||
 		kinds["treasury"] != 3 || kinds["nyfed"] != 1 || kinds["ecb"] != 1 || kinds["aave-v3"] != 1 || kinds["tokenfunds"] != 1 {
 		t.Fatalf("opened %d of %d sources: %v", len(srcs), len(cfg.Sources), kinds)
 	}

@@ -18,16 +18,17 @@ import (
 const readCandles = `read_parquet(?::VARCHAR[], hive_partitioning = true, hive_types_autocast = false, union_by_name = true)`
 
 // venueRollup rolls the stored candles of the bound files up to a bucket of
-// ? seconds per (symbol, venue). Its floating-point sums are fsum
-// (Kahan-Babuska-Neumaier): DuckDB scans files and row groups on several
-// threads, and a plain sum taken in arrival order differed in its last bit
-// between two API instances reading the same day files (the cluster suite
-// caught it); a compensated sum of a bucket's few rows does not depend on
-// their order. (An ORDER BY inside the aggregates would, but it buffers
-// every row and ran out of memory on a week of 20 symbols.) A stored row coarser than the bucket keeps
-// its own start and width. Parameters: files, bucket seconds (x3),
-// symbols, from, to.
-const venueRollup = `
+// ? seconds per (symbol, venue). Its floating-point sums add a bucket's
+// values in ascending order (xsum(x)): DuckDB scans
+// files and row groups on several threads, and a sum taken in arrival
+// order — plain or compensated (fsum) — differed in its last bit between
+// two API instances reading the same day files (the cluster suite caught
+// both); the sorted values of a bucket are the same whatever the scan
+// order. (An ORDER BY inside the aggregates would do too, but it buffers
+// every row and ran out of memory on a week of 20 symbols.) A stored row
+// coarser than the bucket keeps its own start and width. Parameters:
+// files, bucket seconds (x3), symbols, from, to.
+var venueRollup = datasets.ExactSums(`
 WITH raw AS (
   SELECT symbol, venue, venue_kind, chain, ts, open, high, low, close, volume, volume_usd,
          buy_volume, sell_volume, buy_volume_usd, sell_volume_usd, vwap, trade_count, buy_count,
@@ -43,13 +44,13 @@ b AS (
 )
 SELECT symbol, venue, any_value(venue_kind) AS venue_kind, any_value(chain) AS chain, bts AS ts, max(bw) AS width,
        arg_min(open, ts) AS open, max(high) AS high, min(low) AS low, arg_max(close, ts) AS close,
-       fsum(volume) AS volume, fsum(volume_usd) AS volume_usd, fsum(buy_volume) AS buy_volume,
-       fsum(sell_volume) AS sell_volume, fsum(buy_volume_usd) AS buy_volume_usd,
-       fsum(sell_volume_usd) AS sell_volume_usd,
-       coalesce(fsum(vwap * volume) / nullif(fsum(volume), 0), arg_max(close, ts)) AS vwap,
+       xsum(volume) AS volume, xsum(volume_usd) AS volume_usd, xsum(buy_volume) AS buy_volume,
+       xsum(sell_volume) AS sell_volume, xsum(buy_volume_usd) AS buy_volume_usd,
+       xsum(sell_volume_usd) AS sell_volume_usd,
+       coalesce(xsum(vwap * volume) / nullif(xsum(volume), 0), arg_max(close, ts)) AS vwap,
        sum(trade_count)::BIGINT AS trade_count, sum(buy_count)::BIGINT AS buy_count,
        sum(sell_count)::BIGINT AS sell_count, sum(unknown_side_count)::BIGINT AS unknown_side_count
-FROM b GROUP BY symbol, venue, bts`
+FROM b GROUP BY symbol, venue, bts`)
 
 // venueDirect is venueRollup for files all stored at the bucket width: the
 // rows as they are, without a GROUP BY. Same parameters and columns.
@@ -62,7 +63,7 @@ FROM (
 ), (SELECT ?::BIGINT AS w) p
 WHERE list_contains(?::VARCHAR[], symbol) AND ts >= ?::TIMESTAMPTZ AND ts < ?::TIMESTAMPTZ`
 
-// leadKey is datasets.Leads in SQL: over the venue rows of one bucket,
+// leadKey is operators.Leads in SQL: over the venue rows of one bucket,
 // arg_min(x, leadKey) is x of the leading venue — the largest USD volume
 // (NULL and NaN rank as 0), ties to the venue name that sorts first —
 // among the rows where x is not NULL (Go skips NaN the same way).
@@ -73,20 +74,20 @@ const leadKey = `(-coalesce(nullif(volume_usd::DOUBLE, 'NaN'::DOUBLE), 0), venue
 // volumes and counts, high the highest and low the lowest venue price,
 // open and close those of the leading venue (leadKey), VWAP from the
 // summed notional, buy pressure from the summed aggressor volumes. Its
-// sums are fsum, as venueRollup's.
-const crossVenue = `
+// sums are order-free, as venueRollup's.
+var crossVenue = datasets.ExactSums(`
 WITH v AS (` + venueRollup + `)
 SELECT symbol, '' AS venue, '' AS venue_kind, '' AS chain, ts, max(width) AS width,
        arg_min(open, ` + leadKey + `) AS open,
        max(high) AS high, min(low) AS low,
        arg_min(close, ` + leadKey + `) AS close,
-       fsum(volume) AS volume, fsum(volume_usd) AS volume_usd, fsum(buy_volume) AS buy_volume,
-       fsum(sell_volume) AS sell_volume, fsum(buy_volume_usd) AS buy_volume_usd,
-       fsum(sell_volume_usd) AS sell_volume_usd,
-       coalesce(fsum(vwap * volume) / nullif(fsum(volume), 0), avg(close)) AS vwap,
+       xsum(volume) AS volume, xsum(volume_usd) AS volume_usd, xsum(buy_volume) AS buy_volume,
+       xsum(sell_volume) AS sell_volume, xsum(buy_volume_usd) AS buy_volume_usd,
+       xsum(sell_volume_usd) AS sell_volume_usd,
+       coalesce(xsum(vwap * volume) / nullif(xsum(volume), 0), xsum(close) / count(close)) AS vwap,
        sum(trade_count)::BIGINT AS trade_count, sum(buy_count)::BIGINT AS buy_count,
        sum(sell_count)::BIGINT AS sell_count, sum(unknown_side_count)::BIGINT AS unknown_side_count
-FROM v GROUP BY symbol, ts`
+FROM v GROUP BY symbol, ts`)
 
 // crossVenueDirect is crossVenue over venueDirect.
 var crossVenueDirect = strings.Replace(crossVenue, venueRollup, venueDirect, 1)

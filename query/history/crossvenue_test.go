@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/marketintel/mi/datasets"
+	"github.com/marketintel/mi/operators"
 	"github.com/marketintel/mi/query/history"
 	"github.com/marketintel/mi/query/history/histtest"
 )
@@ -68,7 +69,7 @@ func randomBucket(r *rand.Rand, sym string, t time.Time) []datasets.Candle {
 // TestCrossVenueOpenCloseWithinLowHigh combines 3,000 random venue sets
 // (one per minute) through the candles statement, at the stored width and
 // rolled up, and checks low <= open, close <= high for every one, and that
-// open and close are those of the leading venue (datasets.Leads).
+// open and close are those of the leading venue (operators.Leads).
 func TestCrossVenueOpenCloseWithinLowHigh(t *testing.T) {
 	root := t.TempDir()
 	w := histtest.New(t, root)
@@ -99,7 +100,7 @@ func TestCrossVenueOpenCloseWithinLowHigh(t *testing.T) {
 		set := sets[got.Time]
 		lead := set[0]
 		for _, c := range set[1:] {
-			if datasets.Leads(c.VolumeUSD, c.Venue, lead.VolumeUSD, lead.Venue) {
+			if operators.Leads(c.VolumeUSD, c.Venue, lead.VolumeUSD, lead.Venue) {
 				lead = c
 			}
 		}
@@ -141,7 +142,7 @@ func FuzzLeads(f *testing.F) {
 		lead := func(order []venue) string {
 			l := order[0]
 			for _, x := range order[1:] {
-				if datasets.Leads(x.v, x.n, l.v, l.n) {
+				if operators.Leads(x.v, x.n, l.v, l.n) {
 					l = x
 				}
 			}

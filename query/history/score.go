@@ -9,8 +9,7 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
-
-	"github.com/marketintel/mi/datasets"
+	"github.com/marketintel/mi/operators"
 )
 
 // pricePoint is one cross-venue candle of priceSQL: start and end in Unix
@@ -38,7 +37,7 @@ ORDER BY si, us, venue`
 // priceAcc combines the venue rows of one (symbol, start), met in venue
 // name order, by priceSQL's rule, NULLs (NaN here) included: the end is
 // the latest; the close is that of the leading venue among the rows with a
-// close (datasets.Leads: the largest USD volume, and of equal volumes the
+// close (operators.Leads: the largest USD volume, and of equal volumes the
 // first met, whose name sorts first); high the highest, low the lowest.
 type priceAcc struct {
 	p                      pricePoint
@@ -54,8 +53,8 @@ func (a *priceAcc) add(us, end int64, close, vu, high, low float64) {
 	a.p.end = max(a.p.end, end)
 	if !math.IsNaN(close) {
 		// Rows come in venue name order, so a later row leads only with
-		// strictly more volume: datasets.Leads without the names.
-		if v := datasets.LeadVolume(vu); !a.hasClose || v > a.leadUSD {
+		// strictly more volume: operators.Leads without the names.
+		if v := operators.LeadVolume(vu); !a.hasClose || v > a.leadUSD {
 			a.p.close, a.leadUSD, a.hasClose = close, v, true
 		}
 	}

@@ -41,7 +41,7 @@ type SeriesSummary struct {
 // is much cheaper than sorting the symbol text and a timestamp, and fewer,
 // smaller values cross the driver (buy pressure is computed in Go, by
 // candleOut's formula). Parameters: the symbol list, then crossVenue's.
-const seriesRowsSQL = `
+var seriesRowsSQL = `
 SELECT list_position(?::VARCHAR[], symbol)::BIGINT AS si, epoch_us(ts) AS us, open, high, low, close,
   volume, volume_usd, buy_volume_usd, sell_volume_usd, vwap, trade_count
 FROM (` + crossVenue + `)

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/marketintel/mi/datasets"
+	"github.com/marketintel/mi/operators"
 	"github.com/marketintel/mi/schemas"
 )
 
@@ -90,7 +90,7 @@ type Bar struct {
 	// StartNs and EndNs bound the bar: [StartNs, EndNs).
 	StartNs, EndNs int64
 	// Close is the close of the bar's last minute with trades: the close
-	// of the leading venue of that minute (datasets.Leads: the most USD
+	// of the leading venue of that minute (operators.Leads: the most USD
 	// volume, ties to the venue name that sorts first). A bar without
 	// trades carries the close of the latest earlier minute with trades;
 	// HasClose is false when there is none within the retention.
@@ -163,7 +163,7 @@ func (c *Candles) Bars(symbol string, n int, widthNs, delayNs int64) (bars []Bar
 
 // closeOf returns the close of one minute across venues, and whether any
 // venue traded in it: the close of the leading venue among those that
-// traded (datasets.Leads, the cross-venue rule of the history routes), so
+// traded (operators.Leads, the cross-venue rule of the history routes), so
 // a single venue's close comes back as stored and the result does not
 // depend on map order.
 func closeOf(byVenue map[string]venueMinute) (float64, bool) {
@@ -174,7 +174,7 @@ func closeOf(byVenue map[string]venueMinute) (float64, bool) {
 		if v.trades == 0 {
 			continue
 		}
-		if !traded || datasets.Leads(v.volumeUSD, name, best.volumeUSD, lead) {
+		if !traded || operators.Leads(v.volumeUSD, name, best.volumeUSD, lead) {
 			lead, best, traded = name, v, true
 		}
 	}

@@ -58,7 +58,7 @@ func TestCandlesBars(t *testing.T) {
 	}
 	f("aggregated", two, "ETHUSD", 2, 0, "0:104/800/50/7 5:104/0/50/0", 10)
 	// Minute 0 alone: the close is the leading venue's (a, 400 USD against
-	// 200), the cross-venue rule of the history routes (datasets.Leads).
+	// 200), the cross-venue rule of the history routes (operators.Leads).
 	f("leading close", two[:2], "ETHUSD", 1, 0, "-5:-/0/50/0", 1)
 	f("leading close, later clock", append(two[:2:2], candle("TSLA", "x", 5, 1, 0, 0, 1)), "ETHUSD", 1, 0,
 		"0:100/600/66.66666666666667/6", 6)

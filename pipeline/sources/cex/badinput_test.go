@@ -56,6 +56,11 @@ func TestBadInputKeepsConnection(t *testing.T) {
 			[]byte(`{"error":"Currency pair not supported XBT/USDX","method":"subscribe","success":false,"time_in":"2024-08-08T23:54:11Z","time_out":"2024-08-08T23:54:11Z"}`),
 			[]byte(`{"channel":"level3","type":"snapshot","data":[]}`),
 			[]byte(`{"channel":"trade","type":"update","data":[{"symbol":"BTC/USD","side":"buy","price":67013.0,"qty":0.01,"trade_id":80112243,"timestamp":"yesterday"}]}`)},
+		{"okx", "", []string{"BTC-USDT"},
+			[]byte(`{"arg":{"channel":"trades","instId":"BTC-USDT"},"data":[{"instId":"BTC-USDT","tradeId":"338476307","px":"30236","sz":"0.0002","side":"buy","ts":"1652459224818"}]}`),
+			[]byte(`{"event":"error","code":"60018","msg":"Wrong URL or channel:trades,instId:BTC-USDX doesn't exist.","connId":"a4d3ae55"}`),
+			[]byte(`{"id":"1","op":"order","code":"1","msg":"","data":[]}`),
+			[]byte(`{"arg":{"channel":"trades","instId":"BTC-USDT"},"data":[{"instId":"BTC-USDT","tradeId":"338476308","px":"30236","sz":"0.0002","side":"buy","ts":"soon"}]}`)},
 	}
 	for _, c := range cases {
 		t.Run(c.protocol, func(t *testing.T) {

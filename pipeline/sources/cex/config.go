@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/marketintel/mi/pipeline/sources"
+	"github.com/marketintel/mi/pipeline/sources/poll"
 )
 
 // entry is a configuration entry of an exchange connector (see
@@ -21,10 +22,11 @@ type entry struct {
 	IdleTimeout     string   `json:"idleTimeout"`
 	BackoffMin      string   `json:"backoffMin"`
 	BackoffMax      string   `json:"backoffMax"`
+	InstrumentsURL  string   `json:"instrumentsUrl"`
 }
 
 // Kinds are the source kinds this package registers, one per protocol.
-var Kinds = []string{"binance", "bybit", "coinbase", "hyperliquid", "kraken"}
+var Kinds = []string{"binance", "bybit", "coinbase", "hyperliquid", "kraken", "okx"}
 
 func init() {
 	for _, k := range Kinds {
@@ -38,7 +40,10 @@ func open(sc sources.SourceConfig, env sources.Env) (sources.Source, error) {
 		return nil, err
 	}
 	cfg := Config{Name: e.Name, Protocol: e.Kind, Venue: e.Venue, URL: e.URL, Markets: e.Markets,
-		MaxMessageBytes: e.MaxMessageBytes, Observer: env.Observer, Logger: env.Logger}
+		MaxMessageBytes: e.MaxMessageBytes, InstrumentsURL: e.InstrumentsURL, Observer: env.Observer, Logger: env.Logger}
+	if e.Kind == "okx" {
+		cfg.HTTP = poll.ClientOf(env)
+	}
 	for _, d := range []struct {
 		field, v string
 		dst      *time.Duration

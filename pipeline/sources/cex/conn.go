@@ -1,6 +1,6 @@
 // Package cex holds the live WebSocket connectors of the exchanges: Coinbase
-// Advanced Trade, Binance spot, Kraken WebSocket v2, Bybit v5 and
-// Hyperliquid. Each connector is a sources.Source: it dials the venue,
+// Advanced Trade, Binance spot, Kraken WebSocket v2, Bybit v5, Hyperliquid
+// and OKX v5. Each connector is a sources.Source: it dials the venue,
 // subscribes to the trade channel of its markets, keeps the connection alive
 // (venue pings, idle timeout), reconnects with exponential backoff and full
 // jitter, drops duplicated trades, detects missed trades where the venue's
@@ -29,6 +29,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/marketintel/mi/pipeline/sources"
+	"github.com/marketintel/mi/pipeline/sources/poll"
 	"github.com/marketintel/mi/pipeline/symbols"
 	"github.com/marketintel/mi/schemas"
 )
@@ -80,6 +81,13 @@ type Config struct {
 	// GapGrace is how many further trades of a market a missing trade id may
 	// take to arrive (reordering) before it is recorded as a gap (default 256).
 	GapGrace int
+	// InstrumentsURL is the venue's REST endpoint of instrument details,
+	// read before each connection (OKX: contract values of swaps, default
+	// https://www.okx.com/api/v5/public/instruments).
+	InstrumentsURL string
+	// HTTP makes the REST requests (default: a poll.Client with the
+	// process's host limits).
+	HTTP     *poll.Client
 	Observer Observer
 	Logger   *slog.Logger
 	// Now is the wall clock that stamps ingest times (default time.Now).
@@ -98,6 +106,10 @@ type venue struct {
 	// seqIDs is set when trade ids are consecutive integers per market, so
 	// that a jump is a missed trade.
 	seqIDs bool
+	// prepare, when set, runs before each connection and fetches what the
+	// decoder needs (OKX: contract values); an error fails the attempt,
+	// which is retried with backoff.
+	prepare func(ctx context.Context, c *Conn) error
 	// decoder returns the venue package's decoder of the protocol's
 	// messages for venueID ("" = the protocol's spot venue) and the venue
 	// id it stamps.
@@ -212,6 +224,9 @@ func New(cfg Config) (*Conn, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.HTTP == nil && v.prepare != nil {
+		cfg.HTTP = poll.NewClient(sources.HTTPConfig{}, poll.Options{})
+	}
 	c := &Conn{cfg: cfg, v: v, decoder: p, venueID: venueID, obs: cfg.Observer, log: cfg.Logger,
 		done: make(chan struct{}), recs: make(chan sources.Record, 4096),
 		dedupe: newDedupe(cfg.DedupeWindow), gaps: newGapTracker(cfg.GapGrace)}
@@ -323,6 +338,11 @@ func (c *Conn) run() {
 // session dials, subscribes and reads until the connection fails. It
 // reports whether it got as far as subscribing.
 func (c *Conn) session(downSince *int64) (bool, error) {
+	if c.v.prepare != nil {
+		if err := c.v.prepare(c.ctx, c); err != nil {
+			return false, err
+		}
+	}
 	dctx, cancel := context.WithTimeout(c.ctx, c.cfg.DialTimeout)
 	url := c.cfg.URL
 	if c.v.dialURL != nil {

@@ -74,6 +74,13 @@ var messageSeeds = []string{
 	`{"not closed`,
 	`[]`,
 	``,
+	// OKX (messages of the real capture, pipeline/sources/venue/okx/testdata)
+	`{"arg":{"channel":"trades","instId":"BTC-USDT"},"data":[{"instId":"BTC-USDT","tradeId":"338476307","px":"30236","sz":"0.0002","side":"buy","ts":"1652459224818"}]}`,
+	`{"arg":{"channel":"trades","instId":"UNI-USD-SWAP"},"data":[{"instId":"UNI-USD-SWAP","tradeId":"12883020","px":"5.123","sz":"100","side":"sell","ts":"1652459215150"}]}`,
+	`{"arg":{"channel":"tickers","instId":"BTC-USDT"},"data":[{"instType":"SPOT","instId":"BTC-USDT","last":"30236","lastSz":"0.0002"}]}`,
+	`{"event":"subscribe","arg":{"channel":"trades","instId":"BTC-USDT"}}`,
+	`{"event":"error","code":"60012","msg":"Invalid request"}`,
+	`pong`,
 }
 
 func FuzzMessageParser(f *testing.F) {
@@ -96,6 +103,7 @@ func FuzzLiveCoinbase(f *testing.F)    { fuzzOne(f, "coinbase") }
 func FuzzLiveBybit(f *testing.F)       { fuzzOne(f, "bybit") }
 func FuzzLiveHyperliquid(f *testing.F) { fuzzOne(f, "hyperliquid") }
 func FuzzLiveKraken(f *testing.F)      { fuzzOne(f, "kraken") }
+func FuzzLiveOKX(f *testing.F)         { fuzzOne(f, "okx") }
 
 // Each protocol sorts the seed messages into trades, skipped control
 // messages, venue errors and unknown types.
@@ -144,6 +152,13 @@ func TestMessageParserClasses(t *testing.T) {
 	f("kraken", messageSeeds[15], "venue error")
 	f("kraken", messageSeeds[10], "unknown message type")
 	f("kraken", messageSeeds[16], "malformed trade message")
+	f("okx", messageSeeds[20], "trade BTCUSD SIDE_BUY")  // side is the taker's
+	f("okx", messageSeeds[21], "unknown contract value") // no instruments read
+	f("okx", messageSeeds[22], "skipped")
+	f("okx", messageSeeds[23], "skipped")
+	f("okx", messageSeeds[24], "venue error")
+	f("okx", messageSeeds[25], "skipped")
+	f("okx", messageSeeds[10], "unknown message type")
 	for _, proto := range strings.Split(Protocols(), ", ") {
 		f(proto, messageSeeds[17], "malformed json")
 	}

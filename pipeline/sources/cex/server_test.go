@@ -38,10 +38,14 @@ type venueServer struct {
 	overlap             int
 	dupEvery, swapEvery int
 	extra               [][]byte // sent after the replay (bad input etc.)
+	// pong, when set, answers every message the client sends after
+	// subscribing that equals ping (OKX's text keep-alive).
+	ping, pong []byte
 
 	mu       sync.Mutex
 	conns    int
 	subsSeen [][]byte
+	pings    int // messages equal to ping received after subscribing
 	queries  []string
 	srv      *httptest.Server
 }
@@ -96,8 +100,16 @@ func (s *venueServer) handle(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	go func() { // drain pings
-		for range subc {
+	go func() { // drain pings, answering them when the venue does
+		for b := range subc {
+			if s.ping != nil && bytes.Equal(b, s.ping) {
+				s.mu.Lock()
+				s.pings++
+				s.mu.Unlock()
+				if s.pong != nil {
+					_ = ws.Write(ctx, websocket.MessageText, s.pong)
+				}
+			}
 		}
 	}()
 	var seq [][]byte

@@ -3,9 +3,12 @@ package replay
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"syscall"
 	"testing"
+
+	"github.com/klauspost/compress/gzip"
 
 	"github.com/marketintel/mi/internal/fixtures"
 	"github.com/marketintel/mi/pipeline/sources"
@@ -155,4 +158,55 @@ func cpuSeconds() float64 {
 		panic("BUG: getrusage: " + err.Error())
 	}
 	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
+}
+
+// BenchmarkDecodeOKX reads the real OKX capture (cryptofeed format 1 and
+// its format-2 form) line by line with the capture reader's framer. The
+// format-1 file's contract values (its HTTP file, which Open reads once)
+// are left out: its one swap trade is rejected.
+func BenchmarkDecodeOKX(b *testing.B) {
+	for _, c := range []struct{ name, path string }{{"format1", okxFormat1}, {"format2", okxFormat2}} {
+		b.Run(c.name, func(b *testing.B) {
+			units := fileLines(b, c.path)
+			benchParser(b, units, func() parser { return newOKXCapture() })
+		})
+	}
+}
+
+// BenchmarkDecodeKrakenREST reads the real Trades page (compacted, one
+// unit) with the pages reader: 1,000 trades per unit.
+func BenchmarkDecodeKrakenREST(b *testing.B) {
+	page, err := os.ReadFile(krakenPage1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var c bytes.Buffer
+	if err := json.Compact(&c, page); err != nil {
+		b.Fatal(err)
+	}
+	benchParser(b, [][]byte{c.Bytes()}, func() parser { return newKrakenPages() })
+}
+
+// fileLines reads a testdata file, gunzipped, as lines.
+func fileLines(b *testing.B, path string) [][]byte {
+	s, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if bytes.HasPrefix(s, []byte{0x1f, 0x8b}) {
+		zr, err := gzip.NewReader(bytes.NewReader(s))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if s, err = io.ReadAll(zr); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var out [][]byte
+	for _, l := range bytes.Split(s, []byte{'\n'}) {
+		if len(bytes.TrimSpace(l)) > 0 {
+			out = append(out, l)
+		}
+	}
+	return out
 }

@@ -9,9 +9,9 @@ import (
 )
 
 // cryptofeedRecord is one line of a cryptofeed recorder (format 2) capture:
-// {"t": "header"|"http"|"connect"|"send"|"recv", "conn", "ts", "addr", "data"}.
+// {"t": "header"|"http"|"connect"|"send"|"recv", "conn", "ts", "addr", "url", "data"}.
 type cryptofeedRecord struct {
-	kind, conn, addr, ts, data []byte
+	kind, conn, addr, url, ts, data []byte
 }
 
 // readCryptofeed decodes the envelope of a cryptofeed record line. data is
@@ -26,6 +26,8 @@ func readCryptofeed(line []byte) (cryptofeedRecord, bool) {
 			r.conn, _, _ = js.String(v, nil)
 		case "addr":
 			r.addr, _, _ = js.String(v, nil)
+		case "url":
+			r.url, _, _ = js.String(v, nil)
 		case "ts":
 			r.ts = v
 		case "data":

@@ -3,7 +3,12 @@ package replay
 import (
 	"bytes"
 	"encoding/hex"
+	"encoding/json"
+	"io"
+	"os"
 	"testing"
+
+	"github.com/klauspost/compress/gzip"
 
 	"github.com/marketintel/mi/operators"
 	"github.com/marketintel/mi/pipeline/sidetopic"
@@ -21,6 +26,12 @@ func fuzzParser(t *testing.T, p parser, unit []byte) {
 		if r.Trade != nil {
 			if err := schemas.Validate(r.Trade); err != nil {
 				t.Fatalf("invalid trade from %q: %v", unit, err)
+			}
+			continue
+		}
+		if r.Gap != nil {
+			if r.Symbol == "" || r.Gap.FromNs > r.Gap.ToNs || r.Gap.Reason == "" {
+				t.Fatalf("bad gap record %+v from %q", r, unit)
 			}
 			continue
 		}
@@ -177,5 +188,75 @@ func FuzzDecodeHexInto(f *testing.F) {
 		if ok := decodeHexInto(got, src); ok != (err == nil) || ok && !bytes.Equal(got, want) {
 			t.Fatalf("decodeHexInto(%q) = %x, %v; hex.Decode = %x, %v", src, got, ok, want, err)
 		}
+	})
+}
+
+// seedLines adds up to max lines of a real capture to f's corpus, every
+// line that contains must first.
+func seedLines(f *testing.F, path, must string, max int) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		f.Fatal(err)
+	}
+	if bytes.HasPrefix(b, []byte{0x1f, 0x8b}) {
+		zr, err := gzip.NewReader(bytes.NewReader(b))
+		if err != nil {
+			f.Fatal(err)
+		}
+		if b, err = io.ReadAll(zr); err != nil {
+			f.Fatal(err)
+		}
+	}
+	n := 0
+	for _, pass := range []bool{true, false} {
+		for _, line := range bytes.Split(b, []byte{'\n'}) {
+			if n >= max {
+				return
+			}
+			if bytes.Contains(line, []byte(must)) == pass && len(line) < 8<<10 {
+				f.Add(append([]byte(nil), line...))
+				n++
+			}
+		}
+	}
+}
+
+func FuzzOKX(f *testing.F) {
+	seedLines(f, okxFormat1, `"channel":"trades"`, 120)
+	seedLines(f, okxFormat2, `trades`, 60)
+	f.Add([]byte(`pong`))
+	f.Add([]byte(`1652459225507260300 {"arg":{"channel":"trades","instId":"BTC-USDT"},"data":[{"instId":"BTC-USDT","tradeId":"1","px":"1","sz":"1","side":"buy","ts":"1"}]}`))
+	f.Add([]byte(`https://www.okx.com/api/v5/public/instruments?instType=SWAP -> 1652458996.5258555: {"code":"0","data":[{"instId":"UNI-USD-SWAP","ctVal":"10","ctMult":"1","ctValCcy":"USD"}]}`))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		p := newOKXCapture()
+		fuzzParser(t, p, []byte(`{"t":"http","conn":"OKX.http.sync","ts":1,"url":"https://www.okx.com/api/v5/public/instruments?instType=SWAP","data":"{\"code\":\"0\",\"data\":[{\"instId\":\"UNI-USD-SWAP\",\"ctVal\":\"10\",\"ctMult\":\"1\",\"ctValCcy\":\"USD\"},{\"instId\":\"BTC-USDT-SWAP\",\"ctVal\":\"0.01\",\"ctMult\":\"1\",\"ctValCcy\":\"BTC\"}]}"}`))
+		fuzzParser(t, p, line)
+	})
+}
+
+func FuzzKrakenREST(f *testing.F) {
+	// Small pages of the real page's entries (the whole page, 90 KB, is
+	// too large a seed for the mutator; TestKrakenRESTPage reads it).
+	page, err := os.ReadFile(krakenPage1)
+	if err != nil {
+		f.Fatal(err)
+	}
+	var p struct {
+		Result struct{ XBTUSDT []json.RawMessage }
+		Last   string
+	}
+	if err := json.Unmarshal(page, &p); err != nil {
+		f.Fatal(err)
+	}
+	for i := 0; i+3 <= len(p.Result.XBTUSDT) && i < 60; i += 3 {
+		b, _ := json.Marshal(map[string]any{"error": []string{}, "result": map[string]any{"XBTUSDT": p.Result.XBTUSDT[i : i+3], "last": "1762820035982277754"}})
+		f.Add(b)
+	}
+	f.Add([]byte(`{"error":["EGeneral:Too many requests"]}`))
+	f.Add([]byte(`{"error":[],"result":{"XXBTZUSD":[["6650.00000","0.00100000",1535271158.4026,"b","m",""]],"last":"1535290179989384853"}}`))
+	f.Fuzz(func(t *testing.T, unit []byte) {
+		p := newKrakenPages()
+		fuzzParser(t, p, unit)
+		fuzzParser(t, p, unit) // the same page again: duplicates
 	})
 }

@@ -10,6 +10,12 @@
 //   - coinbase:    cryptofeed JSONL recordings of Coinbase Advanced Trade, and
 //     legacy Coinbase Exchange websocket lines (match / last_match);
 //   - bybit:       cryptofeed JSONL recordings of Bybit v5 public streams;
+//   - okx:         OKX v5 WebSocket captures: cryptofeed recordings (JSONL
+//     format 2, and format 1 `<ts>: <json>` files with their HTTP file),
+//     `<ts> <json>` lines, bare messages; swap contract values from the
+//     recorded instruments answers or PATH#instruments=FILE;
+//   - kraken_rest: pages of Kraken's REST /0/public/Trades, one a line or
+//     pretty-printed one after another;
 //   - hyperliquid: Hyperliquid raw websocket captures, `<local_ns> <json>`;
 //   - tardis:      Tardis.dev normalized trades CSV;
 //   - uniswap:     Uniswap v3 pool logs, as the raw-logs CSV or an eth_getLogs
@@ -54,7 +60,8 @@ import (
 var ErrUnknownFormat = errors.New("unknown replay format")
 
 // Formats lists the accepted formats, as Open's errors name them.
-const Formats = "binance raw ws (`<ts> <json>`), cryptofeed JSONL (coinbase, bybit), coinbase legacy ws JSON lines, " +
+const Formats = "binance raw ws (`<ts> <json>`), cryptofeed JSONL (coinbase, bybit, okx), cryptofeed format-1 ws files (okx), " +
+	"okx ws messages, kraken REST Trades pages, coinbase legacy ws JSON lines, " +
 	"hyperliquid raw ws (`<ts> <json>`), tardis trades CSV, uniswap v3 raw logs CSV (pool from the file name or PATH#pool=0x...), " +
 	"eth_getLogs JSON, generic trades CSV (header row) or NDJSON"
 
@@ -102,7 +109,7 @@ type unitReader interface {
 // `#pool=0x...&chain=polygon`), or is the only chain with a registry.
 func Open(path string) (sources.Source, error) {
 	path, frag, _ := strings.Cut(path, "#")
-	var pool, chainName string
+	var pool, chainName, instruments string
 	if frag != "" {
 		for _, kv := range strings.Split(frag, "&") {
 			k, v, _ := strings.Cut(kv, "=")
@@ -111,8 +118,10 @@ func Open(path string) (sources.Source, error) {
 				pool = v
 			case "chain":
 				chainName = v
+			case "instruments":
+				instruments = v
 			default:
-				return nil, fmt.Errorf("cannot open replay file %s: unknown suffix %q: accepted are #pool=0x... and #chain=NAME, joined by &", path, kv)
+				return nil, fmt.Errorf("cannot open replay file %s: unknown suffix %q: accepted are #pool=0x..., #chain=NAME and #instruments=FILE, joined by &", path, kv)
 			}
 		}
 	}
@@ -127,6 +136,15 @@ func Open(path string) (sources.Source, error) {
 	s, err := newFileSource(f, filepath.Base(path), pool, reg)
 	if err != nil {
 		_ = f.Close()
+		return nil, err
+	}
+	if oc, ok := s.p.(*okxCapture); ok {
+		err = oc.loadInstruments(path, instruments)
+	} else if instruments != "" {
+		err = fmt.Errorf("cannot open replay file %s: #instruments= is for OKX captures only", path)
+	}
+	if err != nil {
+		_ = s.Close()
 		return nil, err
 	}
 	return s, nil
@@ -344,6 +362,11 @@ func detect(name, pool string, reg *uniswap.Registry, first []byte, lr *lineRead
 	}
 	trimmed := bytes.TrimSpace(first)
 	switch {
+	case isCryptofeed1(trimmed):
+		if strings.Contains(lname, "okx") || bytes.Contains(trimmed, []byte("okx.com")) {
+			return newOKXCapture(), lr, nil
+		}
+		return nil, nil, unknown("cryptofeed format-1 recording of an exchange other than OKX")
 	case startsWithTimestamp(trimmed):
 		_, msg, _ := bytes.Cut(trimmed, []byte{' '})
 		switch {
@@ -355,6 +378,8 @@ func detect(name, pool string, reg *uniswap.Registry, first []byte, lr *lineRead
 			return newBinanceCapture(lname), lr, nil
 		case js.HasKey(msg, "channel"):
 			return newHyperliquidCapture(), lr, nil
+		case strings.Contains(lname, "okx") || js.HasKey(msg, "arg") || js.HasKey(msg, "event"):
+			return newOKXCapture(), lr, nil
 		}
 		return nil, nil, unknown("timestamped JSON lines of neither Binance nor Hyperliquid")
 	case len(trimmed) > 0 && trimmed[0] == '{':
@@ -365,8 +390,19 @@ func detect(name, pool string, reg *uniswap.Registry, first []byte, lr *lineRead
 				return newCoinbaseCapture(), lr, nil
 			case "BYBIT":
 				return newBybitCapture(), lr, nil
+			case "OKX":
+				return newOKXCapture(), lr, nil
 			}
 			return nil, nil, unknown(fmt.Sprintf("cryptofeed recording of unsupported exchange %q", ex))
+		}
+		if isKrakenPage(trimmed) {
+			return newKrakenPages(), lr, nil
+		}
+		if js.HasKey(trimmed, "arg") && js.HasKey(trimmed, "data") || strings.Contains(lname, "okx") && (js.HasKey(trimmed, "arg") || js.HasKey(trimmed, "event")) {
+			return newOKXCapture(), lr, nil
+		}
+		if string(trimmed) == "{" && krakenPageAhead(lr) {
+			return newKrakenPages(), newDocReader(lr), nil
 		}
 		if js.HasKey(trimmed, "jsonrpc") || js.HasKey(trimmed, "result") || bytes.HasPrefix(trimmed, []byte(`{"jsonrpc"`)) {
 			ur, err := newLogsReader(lr, rd)

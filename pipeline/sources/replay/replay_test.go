@@ -22,6 +22,7 @@ type result struct {
 	trades  []*schemas.Trade
 	rejects []sources.Record
 	events  []sources.Record // side records (mi.pool-events.v1)
+	gaps    []sources.Record // gap records (Kraken REST pages)
 	skipped uint64
 }
 
@@ -53,6 +54,8 @@ func drain(tb testing.TB, s sources.Source) result {
 			r.trades = append(r.trades, rec.Trade)
 		} else if rec.Side != nil {
 			r.events = append(r.events, rec)
+		} else if rec.Gap != nil {
+			r.gaps = append(r.gaps, rec)
 		} else {
 			if rec.Reason == "" || len(rec.Raw) == 0 {
 				tb.Fatalf("rejected record without reason or raw: %+v", rec)

@@ -3,8 +3,10 @@
 // Field mapping (docs/venues.md): data[] {symbol "BTC/USD" → venue symbol
 // and market, side "buy"/"sell" (the taker's side, so the aggressor),
 // price, qty (numbers), trade_id (sequential per pair), timestamp RFC
-// 3339 → event time}. No capture of Kraken exists in the fixtures, so the
-// decoder is tested on messages written from Kraken's documentation.
+// 3339 → event time}. No capture of Kraken WebSocket v2 exists in the
+// fixtures, so that decoder is tested on messages written from Kraken's
+// documentation. RESTPage decodes pages of the REST Trades endpoint
+// (rest.go), tested on a real page (testdata/README.md).
 package kraken
 
 import (
@@ -21,6 +23,9 @@ const Venue = "kraken"
 // concurrent use.
 type Decoder struct {
 	venue.Base
+	// restPairs is the paging state of REST Trades pages, by pair key.
+	restPairs map[string]*restPair
+	rest      RESTStats
 }
 
 // New returns a decoder that stamps source on its trades.
