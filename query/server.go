@@ -166,9 +166,14 @@ func New(d Deps) *Server {
 	}))
 	s.app.Use(corsMiddleware())
 	s.app.Use(s.metricsMiddleware())
-	mc := market.Config{Views: d.Views, Liquidity: d.Liquidity, Now: d.Now}
+	mc := market.Config{Views: d.Views, Liquidity: d.Liquidity, Now: d.Now, Positioning: d.Positioning}
 	if d.News != nil {
 		mc.News = viewNews{d.News}
+	}
+	if d.History != nil {
+		mc.SmartMoney = storeSmartMoney{d.History}
+		mc.TrackRecord = storeTrackRecord{d.History}
+		mc.Candles = newStoreCandles(market.LiveCandles(d.Views), d.History)
 	}
 	s.live = market.New(mc)
 	s.ops = s.table()

@@ -133,7 +133,8 @@ type Risk struct {
 	Detail   string `json:"detail"`
 }
 
-// Candidate is one kept symbol.
+// Candidate is one kept symbol. Flow is the symbol's document when it has
+// one (zero otherwise: HasFlow tells).
 type Candidate struct {
 	Symbol            string
 	Direction         string
@@ -143,6 +144,13 @@ type Candidate struct {
 	Conflicting       []Evidence
 	Risks             []Risk
 	Flow              Flow
+	HasFlow           bool
+	Positioning       *Positioning
+	SmartMoney        *SmartMoney
+
+	size    float64 // second ranking key
+	primary string  // the source of the objective's rule
+	reading Reading
 }
 
 // Result is a scan: the ranked candidates (at most MaxResults) and the
@@ -175,26 +183,74 @@ func (o Objective) Source() string {
 	return SourceSpotFlow
 }
 
-// Scan applies objective o with constraints c to the universe: flows
-// holds the symbols with a fresh document (any order), missing the number
-// of universe symbols without one. The candidates are ranked by score,
-// then volume USD, then symbol.
-func Scan(o Objective, c Constraints, flows []Flow, missing int) Result {
+// Reading is what the scan knows of one symbol, one field per independent
+// source; a nil field means that source holds nothing for the symbol.
+type Reading struct {
+	Symbol      string
+	Flow        *Flow        // spot_dex_flow: the fresh document of the window
+	Positioning *Positioning // perp_positioning
+	SmartMoney  *SmartMoney  // smart_money
+}
+
+// Positioning is a symbol's perp positioning (source perp_positioning):
+// the totals of the positioning view.
+type Positioning struct {
+	OpenInterestUSD float64
+	// HasShare is false when no venue publishes a long/short share.
+	HasShare bool
+	// LongShare and ShortShare are fractions 0..1 (0.65 = 65 %).
+	LongShare, ShortShare    float64
+	FundingAnnualizedPercent float64
+	// Flag is the view's flag: CROWDED_LONG, CROWDED_SHORT, THIN or NONE.
+	Flag string
+	// Stale is true when a summed venue row is older than the view's
+	// staleness bound; a stale reading neither qualifies nor confirms.
+	Stale bool
+}
+
+// SmartMoney is the net flow of a symbol's most profitable wallets over
+// the last two UTC days (source smart_money, docs/smart-money.md).
+type SmartMoney struct {
+	// Direction is the top decile's: BUYING, SELLING or FLAT.
+	Direction                      string
+	TopDecileWallets               int
+	TopDecileBuyUSD                float64
+	TopDecileSellUSD               float64
+	TopDecileNetUSD, AllWalletsNet float64
+	// Stale is true when the ranking is older than the freshness bound of
+	// the reader; a stale reading neither qualifies nor confirms.
+	Stale bool
+}
+
+// Flag values of Positioning (the view's, spec §2.11).
+const (
+	FlagCrowdedLong  = "CROWDED_LONG"
+	FlagCrowdedShort = "CROWDED_SHORT"
+)
+
+// Smart-money directions.
+const (
+	SmartBuying  = "BUYING"
+	SmartSelling = "SELLING"
+)
+
+// FlowConfirmPressure is the side pressure (%) from which a fresh document
+// with at least MinTrades trades confirms a direction it is not the rule
+// of (crowded_positioning, smart money).
+const FlowConfirmPressure = 55
+
+// Scan applies objective o with constraints c to the readings of the
+// universe (one per symbol, any order). The candidates are ranked by
+// score, then volume USD (open interest for crowded_positioning, top
+// decile gross flow for smart money), then symbol.
+func Scan(o Objective, c Constraints, readings []Reading) Result {
 	r := Result{FilteredOut: make(map[string]int, len(Reasons))}
 	for _, reason := range Reasons {
 		r.FilteredOut[reason] = 0
 	}
-	r.FilteredOut[ReasonNoFreshData] = missing
-	if o.Source() != SourceSpotFlow {
-		// The positioning and smart-money rules are not connected to the
-		// scan yet (docs/decisions.md): every symbol is left out, named.
-		r.FilteredOut[ReasonSourceUnavailable] += len(flows)
-		r.Candidates = []Candidate{}
-		return r
-	}
 	var kept []Candidate
-	for _, f := range flows {
-		cand, reason := judge(o, c, f)
+	for _, rd := range readings {
+		cand, reason := judgeReading(o, c, rd)
 		if reason != "" {
 			r.FilteredOut[reason]++
 			continue
@@ -205,7 +261,7 @@ func Scan(o Objective, c Constraints, flows []Flow, missing int) Result {
 		if x := cmp.Compare(b.Score, a.Score); x != 0 {
 			return x
 		}
-		if x := cmp.Compare(b.Flow.VolumeUsd, a.Flow.VolumeUsd); x != 0 {
+		if x := cmp.Compare(b.size, a.size); x != 0 {
 			return x
 		}
 		return cmp.Compare(a.Symbol, b.Symbol)
@@ -219,11 +275,172 @@ func Scan(o Objective, c Constraints, flows []Flow, missing int) Result {
 	}
 	// Evidence and risks only for the results returned.
 	for i := range kept {
-		evidence(&kept[i], kept[i].Flow)
-		kept[i].Risks = risks(kept[i].Flow)
+		finish(&kept[i])
 	}
 	r.Candidates = kept
 	return r
+}
+
+// judgeReading applies o's rule to its primary source, then the filters
+// and the count of confirming sources.
+func judgeReading(o Objective, c Constraints, rd Reading) (Candidate, string) {
+	var cand Candidate
+	switch o.Source() {
+	case SourceSpotFlow:
+		if rd.Flow == nil {
+			return Candidate{}, ReasonNoFreshData
+		}
+		var reason string
+		if cand, reason = judge(o, c, *rd.Flow); reason != "" {
+			return Candidate{}, reason
+		}
+	case SourcePositioning:
+		p := rd.Positioning
+		switch {
+		case p == nil:
+			return Candidate{}, ReasonSourceUnavailable
+		case p.Stale:
+			return Candidate{}, ReasonNoFreshData
+		case p.Flag != FlagCrowdedLong && p.Flag != FlagCrowdedShort:
+			return Candidate{}, ReasonRuleNotMet
+		}
+		cand = Candidate{Direction: positioningDirection(p), Score: CrowdingScore(*p), size: p.OpenInterestUSD}
+		if rd.Flow != nil {
+			cand.Flow = *rd.Flow
+		}
+	case SourceSmartMoney:
+		m := rd.SmartMoney
+		switch {
+		case m == nil:
+			return Candidate{}, ReasonSourceUnavailable
+		case m.Stale:
+			return Candidate{}, ReasonNoFreshData
+		case smartDirection(m) != o.Direction():
+			return Candidate{}, ReasonRuleNotMet
+		}
+		cand = Candidate{Direction: o.Direction(), Score: SmartMoneyScore(*m), size: m.TopDecileBuyUSD + m.TopDecileSellUSD}
+		if rd.Flow != nil {
+			cand.Flow = *rd.Flow
+		}
+	}
+	if o.Source() != SourceSpotFlow && rd.Flow != nil {
+		// The document's filters apply when the symbol has one; a symbol
+		// without spot trades (a perp-only instrument) has nothing to
+		// compare them with (docs/decisions.md).
+		if rd.Flow.VolumeUsd < c.MinVolumeUsd {
+			return Candidate{}, ReasonBelowVolumeUsd
+		}
+		if rd.Flow.Confidence < c.MinConfidence {
+			return Candidate{}, ReasonBelowConfidence
+		}
+	}
+	cand.Symbol = rd.Symbol
+	cand.reading = rd
+	cand.primary = o.Source()
+	cand.ConfirmingSources = confirming(cand.Direction, o.Source(), rd)
+	if len(cand.ConfirmingSources) < c.MinIndependentSources {
+		return Candidate{}, ReasonTooFewSources
+	}
+	return cand, ""
+}
+
+// confirming returns the independent sources whose reading argues for dir,
+// in the order of Sources; the primary source (whose rule the candidate
+// met) always confirms.
+func confirming(dir, primary string, rd Reading) []string {
+	out := make([]string, 0, len(Sources))
+	for _, s := range Sources {
+		if s == primary || sourceDirection(s, rd) == dir {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// sourceDirection is the direction source s argues for in rd, "" when it
+// has no fresh reading or none: the document by side pressure ≥
+// FlowConfirmPressure with at least MinTrades trades; positioning against
+// a crowd; smart money with its top decile's net flow.
+func sourceDirection(s string, rd Reading) string {
+	switch s {
+	case SourceSpotFlow:
+		if f := rd.Flow; f != nil && f.TradeCount >= MinTrades {
+			switch {
+			case f.BuyPressure >= FlowConfirmPressure:
+				return Bullish
+			case 100-f.BuyPressure >= FlowConfirmPressure:
+				return Bearish
+			}
+		}
+	case SourcePositioning:
+		if p := rd.Positioning; p != nil && !p.Stale {
+			return positioningDirection(p)
+		}
+	case SourceSmartMoney:
+		if m := rd.SmartMoney; m != nil && !m.Stale {
+			return smartDirection(m)
+		}
+	}
+	return ""
+}
+
+// positioningDirection is against the crowd: BEARISH for a crowded long,
+// BULLISH for a crowded short, "" otherwise.
+func positioningDirection(p *Positioning) string {
+	switch p.Flag {
+	case FlagCrowdedLong:
+		return Bearish
+	case FlagCrowdedShort:
+		return Bullish
+	}
+	return ""
+}
+
+// smartDirection is BULLISH when the top decile is net buying, BEARISH
+// when net selling, "" when flat.
+func smartDirection(m *SmartMoney) string {
+	switch m.Direction {
+	case SmartBuying:
+		return Bullish
+	case SmartSelling:
+		return Bearish
+	}
+	return ""
+}
+
+// CrowdingScore is the 0–100 score of a crowded_positioning opportunity:
+// round(100 × (0.5 S + 0.25 O + 0.25 F)) with S = clamp((crowd share −
+// 0.65) / 0.20) (the crowd's share, long or short), O = clamp(log10(open
+// interest / 50,000) / 3) (0 at $50k, 1 at $50M), F = clamp(funding in the
+// crowd's favour, annualized % / 50) (longs paying positive funding, shorts
+// negative: the crowd pays to stay in).
+func CrowdingScore(p Positioning) int {
+	share, fund := p.LongShare, p.FundingAnnualizedPercent
+	if p.Flag == FlagCrowdedShort {
+		share, fund = p.ShortShare, -fund
+	}
+	o := 0.0
+	if p.OpenInterestUSD > 0 {
+		o = clamp(math.Log10(p.OpenInterestUSD/50_000) / 3)
+	}
+	s := 0.5*clamp((share-0.65)/0.20) + 0.25*o + 0.25*clamp(fund/50)
+	return int(math.Round(100 * s))
+}
+
+// SmartMoneyScore is the 0–100 score of a smart-money opportunity:
+// round(100 × (0.5 N + 0.3 G + 0.2 W)) with N = clamp((|net| / gross −
+// 0.05) / 0.45) (how one-sided the top decile's flow is; 0.05 is the FLAT
+// bound, 0.5 and over counts full), G = clamp(log10(gross / 10,000) / 2)
+// (0 at $10k, 1 at $1M) and W = clamp(top-decile wallets / 10).
+func SmartMoneyScore(m SmartMoney) int {
+	gross := m.TopDecileBuyUSD + m.TopDecileSellUSD
+	n, g := 0.0, 0.0
+	if gross > 0 {
+		n = clamp((math.Abs(m.TopDecileNetUSD)/gross - 0.05) / 0.45)
+		g = clamp(math.Log10(gross/10_000) / 2)
+	}
+	s := 0.5*n + 0.3*g + 0.2*clamp(float64(m.TopDecileWallets)/10)
+	return int(math.Round(100 * s))
 }
 
 // judge applies the rule of a trade-flow objective to f: the candidate, or
@@ -265,13 +482,7 @@ func judge(o Objective, c Constraints, f Flow) (Candidate, string) {
 	if f.Confidence < c.MinConfidence {
 		return Candidate{}, ReasonBelowConfidence
 	}
-	if c.MinIndependentSources > 1 {
-		return Candidate{}, ReasonTooFewSources // one source (spot_dex_flow) confirms a flow objective
-	}
-	cand := Candidate{Symbol: f.Symbol, Direction: dir, Flow: f, ConfirmingSources: []string{SourceSpotFlow},
-		Supporting: []Evidence{}, Conflicting: []Evidence{}, Risks: []Risk{}}
-	cand.Score = Score(dir, f)
-	return cand, ""
+	return Candidate{Symbol: f.Symbol, Direction: dir, Flow: f, Score: Score(dir, f), size: f.VolumeUsd}, ""
 }
 
 // Score is the 0–100 score of a flow opportunity in direction dir:
@@ -318,9 +529,40 @@ func eventDirection(event string) string {
 	return ""
 }
 
+// FundingEvidencePercent is the annualized funding (%) from which funding
+// is evidence against the side that pays it.
+const FundingEvidencePercent = 20
+
+// finish sets the evidence and the risk factors of a kept candidate.
+func finish(cand *Candidate) {
+	rd := cand.reading
+	cand.Supporting, cand.Conflicting, cand.Risks = []Evidence{}, []Evidence{}, []Risk{}
+	if rd.Flow != nil {
+		cand.Flow, cand.HasFlow = *rd.Flow, true
+	}
+	cand.Positioning, cand.SmartMoney = rd.Positioning, rd.SmartMoney
+	evidence(cand)
+	if cand.HasFlow {
+		cand.Risks = risks(cand.Flow)
+	} else {
+		cand.Risks = append(cand.Risks, Risk{"no_spot_flow", "low", "no fresh spot trade-flow document in the window: judged on " + cand.primary + " alone"})
+	}
+	switch cand.primary {
+	case SourcePositioning:
+		cand.Risks = append(cand.Risks, Risk{"crowd_can_persist", "low", "a crowded side can stay crowded: the reversal has no timing"})
+	case SourceSmartMoney:
+		if cand.SmartMoney.TopDecileWallets < 3 {
+			cand.Risks = append(cand.Risks, Risk{"few_smart_wallets", "medium",
+				strconv.Itoa(cand.SmartMoney.TopDecileWallets) + " wallets in the top decile"})
+		}
+	}
+}
+
 // evidence fills the supporting and conflicting evidence of cand, in a
-// fixed order: buy pressure, momentum, price change, volume, event.
-func evidence(cand *Candidate, f Flow) {
+// fixed order: the document's buy pressure, momentum, price change,
+// volume and event; the positioning's crowd and funding; the smart-money
+// net flow. Readings that argue for no direction are left out.
+func evidence(cand *Candidate) {
 	dirOf := func(x, mid float64) string {
 		switch {
 		case x > mid:
@@ -339,20 +581,46 @@ func evidence(cand *Candidate, f Flow) {
 			cand.Conflicting = append(cand.Conflicting, e)
 		}
 	}
-	add(Evidence{SourceSpotFlow, "buy_pressure", dirOf(f.BuyPressure, 50), f.BuyPressure, "percent",
-		"share of the window's volume bought by takers"})
-	add(Evidence{SourceSpotFlow, "momentum", dirOf(f.MomentumScore, 50), f.MomentumScore, "score",
-		"momentum score of the window, 50 flat"})
-	add(Evidence{SourceSpotFlow, "price_change", dirOf(f.PriceChangePercent, 0), f.PriceChangePercent, "percent",
-		"price change over the window"})
-	if f.BaselineReady && f.VolumeMultiple >= 1.5 {
-		add(Evidence{SourceSpotFlow, "volume_multiple", Activity, f.VolumeMultiple, "multiple",
-			"volume versus the symbol's own baseline"})
+	rd := cand.reading
+	if f := rd.Flow; f != nil {
+		add(Evidence{SourceSpotFlow, "buy_pressure", dirOf(f.BuyPressure, 50), f.BuyPressure, "percent",
+			"share of the window's volume bought by takers"})
+		add(Evidence{SourceSpotFlow, "momentum", dirOf(f.MomentumScore, 50), f.MomentumScore, "score",
+			"momentum score of the window, 50 flat"})
+		add(Evidence{SourceSpotFlow, "price_change", dirOf(f.PriceChangePercent, 0), f.PriceChangePercent, "percent",
+			"price change over the window"})
+		if f.BaselineReady && f.VolumeMultiple >= 1.5 {
+			add(Evidence{SourceSpotFlow, "volume_multiple", Activity, f.VolumeMultiple, "multiple",
+				"volume versus the symbol's own baseline"})
+		}
+		if d := eventDirection(f.EventType); d != "" {
+			add(Evidence{SourceSpotFlow, "event", d, 1, "event", "market event " + f.EventType})
+		}
 	}
-	if d := eventDirection(f.EventType); d != "" {
-		add(Evidence{SourceSpotFlow, "event", d, 1, "event", "market event " + f.EventType})
+	if p := rd.Positioning; p != nil && !p.Stale {
+		switch p.Flag {
+		case FlagCrowdedLong:
+			add(Evidence{SourcePositioning, "crowded_long", Bearish, pctOf(p.LongShare), "percent",
+				"open-interest-weighted long share of the perp venues that publish one, at least 65%: against the crowd"})
+		case FlagCrowdedShort:
+			add(Evidence{SourcePositioning, "crowded_short", Bullish, pctOf(p.ShortShare), "percent",
+				"open-interest-weighted short share of the perp venues that publish one, at least 65%: against the crowd"})
+		}
+		switch fd := p.FundingAnnualizedPercent; {
+		case fd >= FundingEvidencePercent:
+			add(Evidence{SourcePositioning, "funding", Bearish, fd, "percent_per_year", "longs pay annualized funding of 20% or more"})
+		case fd <= -FundingEvidencePercent:
+			add(Evidence{SourcePositioning, "funding", Bullish, fd, "percent_per_year", "shorts pay annualized funding of 20% or more"})
+		}
+	}
+	if m := rd.SmartMoney; m != nil && !m.Stale {
+		add(Evidence{SourceSmartMoney, "top_decile_net_flow", smartDirection(m), m.TopDecileNetUSD, "usd",
+			"net flow (buy - sell) of the top decile of wallets by PnL since midnight UTC yesterday, " + m.Direction})
 	}
 }
+
+// pctOf turns a 0..1 share into a percentage rounded to 2 decimals.
+func pctOf(share float64) float64 { return math.Round(share*1e4) / 100 }
 
 // risks returns the risk factors of a flow reading, in a fixed order.
 func risks(f Flow) []Risk {

@@ -66,7 +66,8 @@ func (s *Store) tradeFiles(from, to time.Time) []string {
 
 // SmartMoney ranks the wallets that traded symbol on chain over the
 // lookback ending at the store's now (smartmoney.Rank): ErrNoWalletTrades
-// when none is stored.
+// when none is stored. The ranking's net flow is kept for the opportunity
+// scan (CachedSmartMoney).
 func (s *Store) SmartMoney(ctx context.Context, symbol string, routers map[string]bool) (smartmoney.Answer, error) {
 	now := s.Now()
 	from := now.Add(-SmartMoneyLookback)
@@ -120,5 +121,7 @@ func (s *Store) SmartMoney(ctx context.Context, symbol string, routers map[strin
 	if routers == nil {
 		routers = DefaultRouters
 	}
-	return smartmoney.Rank(trades, smartmoney.Options{Symbol: symbol, Now: now, From: from, Routers: routers, Under: under, Dict: dict}), nil
+	a := smartmoney.Rank(trades, smartmoney.Options{Symbol: symbol, Now: now, From: from, Routers: routers, Under: under, Dict: dict})
+	s.rememberSmartMoney(a)
+	return a, nil
 }

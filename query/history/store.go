@@ -70,6 +70,9 @@ type Store struct {
 	offKey             string // venue kinds of offSyms and offVenues
 	offAt              time.Time
 	offSyms, offVenues []string
+
+	liveOnce sync.Once
+	lc       *liveCache // what the live scan reads (live.go)
 }
 
 // Open opens an in-process DuckDB configured by c. It creates nothing on

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/marketintel/mi/query/api"
 	"github.com/marketintel/mi/query/schema"
 	"github.com/marketintel/mi/schemas"
+	"github.com/marketintel/mi/sinks/views"
 )
 
 // priceOpportunities is the price of each of the four opportunity routes,
@@ -274,10 +276,53 @@ func parseOpportunityBody(raw []byte) (r OpportunityRequest, perr *api.ParamErro
 	return r, nil
 }
 
+// SmartMoneySource gives the scan the smart-money net flows already
+// computed (query/history keeps the last ranking of each symbol); it never
+// reads the chain or the history on the request path.
+type SmartMoneySource interface {
+	// SmartMoney returns symbol's last net flow, Stale set when it is too
+	// old at now, with the time of the ranking; false when there is none.
+	SmartMoney(symbol string, now time.Time) (opportunity.SmartMoney, time.Time, bool)
+	// SmartMoneySymbols lists the symbols with a ranking, sorted.
+	SmartMoneySymbols() []string
+	// WantSmartMoney asks for the missing or stale rankings of symbols to
+	// be computed in the background, for a later scan.
+	WantSmartMoney(symbols []string)
+}
+
+// TrackRecordSource gives the scan the live 1h hit rate of the logged
+// signal changes, from what it already computed.
+type TrackRecordSource interface {
+	// HitRate1h returns the 1h outcome of the logged changes to signal
+	// (BULLISH, BEARISH) of window, overall and for symbol; false when
+	// the track record is not computed yet.
+	HitRate1h(window, signal, symbol string) (TrackRecord1h, bool)
+}
+
+// TrackRecord1h is the signalTrackRecord1h block of a result: the hit rate
+// 1 hour after the logged changes to the result's direction in the
+// scan's window, over every symbol and over the result's symbol.
+type TrackRecord1h struct {
+	Horizon                    string   `json:"horizon"`
+	Window                     string   `json:"window"`
+	Signal                     string   `json:"signal"`
+	Days                       int      `json:"days"`
+	From                       string   `json:"from"`
+	To                         string   `json:"to"`
+	Samples                    int      `json:"samples"`
+	HitRate                    *float64 `json:"hitRate"`
+	AverageReturnPercent       *float64 `json:"averageReturnPercent"`
+	SymbolSamples              int      `json:"symbolSamples"`
+	SymbolHitRate              *float64 `json:"symbolHitRate"`
+	SymbolAverageReturnPercent *float64 `json:"symbolAverageReturnPercent"`
+	Source                     string   `json:"source"`
+}
+
 // Answer blocks.
 type (
-	// OpportunityMetrics are the flow measurements of a result.
-	OpportunityMetrics struct {
+	// FlowMetrics are the document's measurements of a result (absent
+	// when the symbol has no fresh document).
+	FlowMetrics struct {
 		BuyPressure        float64 `json:"buyPressure"`
 		MomentumScore      float64 `json:"momentumScore"`
 		PriceChangePercent float64 `json:"priceChangePercent"`
@@ -287,6 +332,34 @@ type (
 		ConfidenceScore    float64 `json:"confidenceScore"`
 		TradeCount         int64   `json:"tradeCount"`
 		EventType          string  `json:"eventType"`
+	}
+	// PositioningMetrics are the perp positioning totals of a result.
+	PositioningMetrics struct {
+		OpenInterestUsd          float64  `json:"openInterestUsd"`
+		LongSharePercent         *float64 `json:"longSharePercent"`
+		ShortSharePercent        *float64 `json:"shortSharePercent"`
+		FundingAnnualizedPercent float64  `json:"fundingAnnualizedPercent"`
+		Flag                     string   `json:"flag"`
+		Stale                    bool     `json:"stale"`
+		ObservedAt               string   `json:"observedAt"`
+	}
+	// SmartMoneyMetrics are the smart-money net flow of a result.
+	SmartMoneyMetrics struct {
+		TopDecileDirection   string  `json:"topDecileDirection"`
+		TopDecileWallets     int     `json:"topDecileWallets"`
+		TopDecileBuyUsd      float64 `json:"topDecileBuyUsd"`
+		TopDecileSellUsd     float64 `json:"topDecileSellUsd"`
+		TopDecileNetFlowUsd  float64 `json:"topDecileNetFlowUsd"`
+		AllWalletsNetFlowUsd float64 `json:"allWalletsNetFlowUsd"`
+		Stale                bool    `json:"stale"`
+		AsOf                 string  `json:"asOf"`
+	}
+	// OpportunityMetrics are the measurements of a result, one block per
+	// source that holds the symbol.
+	OpportunityMetrics struct {
+		*FlowMetrics
+		Positioning *PositioningMetrics `json:"positioning,omitempty"`
+		SmartMoney  *SmartMoneyMetrics  `json:"smartMoney,omitempty"`
 	}
 	// ResultQuality is the dataQuality block of a result.
 	ResultQuality struct {
@@ -308,8 +381,10 @@ type (
 		ConflictingEvidence *[]opportunity.Evidence `json:"conflictingEvidence,omitempty"`
 		RiskFactors         *[]opportunity.Risk     `json:"riskFactors,omitempty"`
 		DataQuality         *ResultQuality          `json:"dataQuality,omitempty"`
-		SignalTrackRecord1h *json.RawMessage        `json:"signalTrackRecord1h,omitempty"`
-		NextCalls           []string                `json:"nextCalls"`
+		// SignalTrackRecord1h is present (possibly null) with include
+		// track_record.
+		SignalTrackRecord1h **TrackRecord1h `json:"signalTrackRecord1h,omitempty"`
+		NextCalls           []string        `json:"nextCalls"`
 	}
 	// MarketContext is the market_context block: the regime of the window.
 	MarketContext struct {
@@ -335,74 +410,156 @@ type (
 	}
 )
 
-// trackRecordNote says why signalTrackRecord1h is null.
-const trackRecordNote = "signalTrackRecord1h is null: the live 1h hit rate is not yet read by the scan; see GET /api/v1/track-record"
+// Notes of the answer's dataQuality.trackRecordNote.
+const (
+	trackRecordNoteOK      = "signalTrackRecord1h: share of the logged changes to the result's direction in the scan's window over the last 30 days whose return 1 hour later was positive in that direction (GET /api/v1/intelligence/track-record); recomputed every 5 minutes"
+	trackRecordNoteNoStore = "signalTrackRecord1h is null: this server has no history store, so no track record"
+	trackRecordNoteWarming = "signalTrackRecord1h is null: the track record is being computed in the background; a later call carries it"
+)
 
-// Opportunities runs the scan of r over the fresh documents of its window.
-// ok is false when the window has no fresh document at all (404 no_data).
+// scanSymbol is what the scan holds of one symbol besides its reading.
+type scanSymbol struct {
+	doc        *schemas.IntelligenceDocument
+	crowding   *views.Crowding
+	smartAsOf  time.Time
+	hasSmart   bool
+	assetClass string
+}
+
+// Opportunities runs the scan of r over what the sources hold. ok is false
+// when neither the window's documents nor the objective's own source hold
+// any fresh reading (404 no_data).
 func (rt *Routes) Opportunities(r OpportunityRequest) (OpportunityAnswer, bool) {
 	now := rt.now()
 	m := rt.market(r.Window)
-	if len(m.docs) == 0 {
+	primary := r.Objective.Source()
+
+	// The universe: the caller's, or every covered symbol — the fresh
+	// documents and the symbols the objective's own source holds.
+	universe := r.Universe
+	if universe == nil {
+		universe = make([]string, 0, len(m.docs))
+		for _, d := range m.docs {
+			universe = append(universe, d.Symbol)
+		}
+		var more []string
+		switch {
+		case primary == opportunity.SourcePositioning && rt.positioning != nil:
+			more = rt.positioning.Symbols()
+		case primary == opportunity.SourceSmartMoney && rt.smartMoney != nil:
+			more = rt.smartMoney.SmartMoneySymbols()
+		}
+		if len(more) > 0 {
+			universe = mergeSorted(universe, more)
+		}
+	}
+
+	// One backing array per kind of reading: a scan of 1,000 symbols makes
+	// a handful of allocations, not thousands.
+	readings := make([]opportunity.Reading, 0, len(universe))
+	infos := make([]scanSymbol, 0, len(universe))
+	flows := make([]opportunity.Flow, 0, len(universe))
+	var positions []opportunity.Positioning
+	var crowds []views.Crowding
+	if rt.positioning != nil {
+		positions, crowds = make([]opportunity.Positioning, 0, len(universe)), make([]views.Crowding, 0, len(universe))
+	}
+	var smarts []opportunity.SmartMoney
+	if rt.smartMoney != nil {
+		smarts = make([]opportunity.SmartMoney, 0, len(universe))
+	}
+	primaryFresh := false
+	var wantSmart []string
+	for _, sym := range universe {
+		rd := opportunity.Reading{Symbol: sym}
+		si := scanSymbol{}
+		if d, ok := m.get(sym); ok {
+			si.doc = d
+			flows = append(flows, opportunity.Flow{Symbol: d.Symbol, BuyPressure: finite(d.BuyPressure), MomentumScore: finite(d.MomentumScore),
+				PriceChangePercent: finite(d.PriceChangePercent), VolumeMultiple: finite(d.VolumeMultiple), BaselineReady: d.BaselineReady,
+				VolumeUsd: finite(d.Volume) * finite(d.Price), Confidence: finite(d.ConfidenceScore), TradeCount: d.TradeCount, EventType: d.EventType})
+			rd.Flow = &flows[len(flows)-1]
+		}
+		if rt.positioning != nil {
+			if c, ok := rt.positioning.Crowding(sym, now); ok {
+				crowds = append(crowds, c)
+				si.crowding, si.assetClass = &crowds[len(crowds)-1], c.AssetClass
+				positions = append(positions, opportunity.Positioning{OpenInterestUSD: c.OpenInterestUSD, HasShare: c.HasShare, LongShare: c.LongShare,
+					ShortShare: c.ShortShare, FundingAnnualizedPercent: c.FundingAnnualizedPercent, Flag: c.Flag, Stale: c.Stale})
+				rd.Positioning = &positions[len(positions)-1]
+			}
+		}
+		if rt.smartMoney != nil {
+			if sm, asOf, ok := rt.smartMoney.SmartMoney(sym, now); ok {
+				smarts = append(smarts, sm)
+				rd.SmartMoney, si.smartAsOf, si.hasSmart = &smarts[len(smarts)-1], asOf, true
+			}
+			if primary == opportunity.SourceSmartMoney && (rd.SmartMoney == nil || rd.SmartMoney.Stale) {
+				wantSmart = append(wantSmart, sym)
+			}
+		}
+		if !inAssetClass(r.AssetClass, sym, si.assetClass) {
+			continue
+		}
+		switch primary {
+		case opportunity.SourceSpotFlow:
+			primaryFresh = primaryFresh || rd.Flow != nil
+		case opportunity.SourcePositioning:
+			primaryFresh = primaryFresh || rd.Positioning != nil && !rd.Positioning.Stale
+		case opportunity.SourceSmartMoney:
+			primaryFresh = primaryFresh || rd.SmartMoney != nil && !rd.SmartMoney.Stale
+		}
+		infos = append(infos, si)
+		readings = append(readings, rd)
+	}
+	if len(wantSmart) > 0 {
+		rt.smartMoney.WantSmartMoney(wantSmart)
+	}
+	if len(m.docs) == 0 && !primaryFresh {
 		return OpportunityAnswer{}, false
 	}
-	inClass := func(sym string) bool {
-		switch r.AssetClass {
-		case "crypto":
-			return !isEquity(sym)
-		case "us_equity":
-			return isEquity(sym)
-		case "perp_only":
-			return false // the positioning view is not read by the scan yet
-		}
-		return true
-	}
-	var flows []opportunity.Flow
-	missing, scanned := 0, 0
-	add := func(d *schemas.IntelligenceDocument) {
-		scanned++
-		flows = append(flows, opportunity.Flow{Symbol: d.Symbol, BuyPressure: finite(d.BuyPressure), MomentumScore: finite(d.MomentumScore),
-			PriceChangePercent: finite(d.PriceChangePercent), VolumeMultiple: finite(d.VolumeMultiple), BaselineReady: d.BaselineReady,
-			VolumeUsd: finite(d.Volume) * finite(d.Price), Confidence: finite(d.ConfidenceScore), TradeCount: d.TradeCount, EventType: d.EventType})
-	}
-	if r.Universe == nil {
-		for _, d := range m.docs {
-			if inClass(d.Symbol) {
-				add(d)
-			}
-		}
-	} else {
-		for _, s := range r.Universe {
-			if !inClass(s) {
-				continue
-			}
-			if d, ok := m.get(s); ok {
-				add(d)
-			} else {
-				scanned++
-				missing++
-			}
-		}
-	}
-	res := opportunity.Scan(r.Objective, r.Constraints, flows, missing)
+
+	res := opportunity.Scan(r.Objective, r.Constraints, readings)
 	has := func(b string) bool { return slices.Contains(r.Include, b) }
 	a := OpportunityAnswer{Objective: string(r.Objective), Window: r.Window, Results: make([]OpportunityResult, 0, len(res.Candidates)),
 		FilteredOut: res.FilteredOut, Timestamp: now.UTC().Format(time.RFC3339Nano)}
-	unavailable := []string{opportunity.SourcePositioning, opportunity.SourceSmartMoney}
+	trackNote := trackRecordNoteOK
+	switch {
+	case rt.trackRecord == nil:
+		trackNote = trackRecordNoteNoStore
+	case has("track_record"):
+		if _, ok := rt.trackRecord.HitRate1h(r.Window, opportunity.Bullish, ""); !ok {
+			trackNote = trackRecordNoteWarming
+		}
+	}
+	// The results' symbols, to find what the scan held of them.
+	at := make(map[string]int, len(res.Candidates))
+	for _, cand := range res.Candidates {
+		at[cand.Symbol] = -1
+	}
+	for i, rd := range readings {
+		if _, ok := at[rd.Symbol]; ok {
+			at[rd.Symbol] = i
+		}
+	}
 	for i, cand := range res.Candidates {
 		side := "buy"
 		if cand.Direction == opportunity.Bearish {
 			side = "sell"
 		}
-		f := cand.Flow
+		si := &infos[at[cand.Symbol]]
 		out := OpportunityResult{Rank: i + 1, Symbol: cand.Symbol, Direction: cand.Direction, Score: cand.Score,
 			ConfirmingSources: cand.ConfirmingSources,
 			NextCalls: []string{"/api/v1/intelligence/pre-trade?symbol=" + cand.Symbol + "&side=" + side + "&window=" + r.Window,
 				"/api/v1/intelligence/" + cand.Symbol + "?window=" + r.Window}}
+		switch primary {
+		case opportunity.SourcePositioning:
+			out.NextCalls = append(out.NextCalls, "/api/v1/intelligence/positioning/"+cand.Symbol)
+		case opportunity.SourceSmartMoney:
+			out.NextCalls = append(out.NextCalls, "/api/v1/intelligence/smart-money/"+cand.Symbol)
+		}
 		if has("metrics") {
-			out.Metrics = &OpportunityMetrics{BuyPressure: f.BuyPressure, MomentumScore: f.MomentumScore, PriceChangePercent: f.PriceChangePercent,
-				VolumeMultiple: f.VolumeMultiple, BaselineReady: f.BaselineReady, VolumeUsd: f.VolumeUsd, ConfidenceScore: f.Confidence,
-				TradeCount: f.TradeCount, EventType: f.EventType}
+			out.Metrics = resultMetrics(cand, si)
 		}
 		if has("evidence") {
 			out.SupportingEvidence, out.ConflictingEvidence = &cand.Supporting, &cand.Conflicting
@@ -411,26 +568,138 @@ func (rt *Routes) Opportunities(r OpportunityRequest) (OpportunityAnswer, bool) 
 			out.RiskFactors = &cand.Risks
 		}
 		if has("data_quality") {
-			d, _ := m.get(cand.Symbol)
-			last := lastTradeNs(d)
-			out.DataQuality = &ResultQuality{Window: r.Window, AsOf: time.Unix(0, last).UTC().Format(time.RFC3339Nano),
-				AgeSeconds: max(0, (now.UnixNano()-last)/int64(time.Second)), Sources: []string{opportunity.SourceSpotFlow}, Unavailable: unavailable}
+			out.DataQuality = resultQuality(r.Window, primary, now, si)
 		}
 		if has("track_record") {
-			null := json.RawMessage("null")
-			out.SignalTrackRecord1h = &null
+			var tr *TrackRecord1h
+			if rt.trackRecord != nil {
+				if x, ok := rt.trackRecord.HitRate1h(r.Window, cand.Direction, cand.Symbol); ok {
+					tr = &x
+				}
+			}
+			out.SignalTrackRecord1h = &tr
 		}
 		a.Results = append(a.Results, out)
 	}
 	if has("market_context") {
 		a.MarketContext = &MarketContext{Regime: m.regime, CoveredSymbols: len(m.docs), AverageBuyPressure: m.avgBuyPressure}
 	}
-	a.DataQuality = OpportunityQuality{SymbolsScanned: scanned, TrackRecordNote: trackRecordNote, Sources: []SourceStatus{
-		{Source: opportunity.SourceSpotFlow, Status: statusOK, Detail: "fresh documents of the " + r.Window + " window"},
-		{Source: opportunity.SourcePositioning, Status: statusMissing, Detail: "the perp positioning view is not read by the scan yet"},
-		{Source: opportunity.SourceSmartMoney, Status: statusMissing, Detail: "smart-money wallet flows are not read by the scan yet"},
-	}}
+	a.DataQuality = OpportunityQuality{SymbolsScanned: len(readings), TrackRecordNote: trackNote, Sources: rt.scanSources(r.Window, m)}
 	return a, true
+}
+
+// inAssetClass reports whether sym belongs to class ("" any): us_equity by
+// the registry's equities, perp_only by the class of its perps, crypto the
+// others.
+func inAssetClass(class, sym, perpClass string) bool {
+	switch class {
+	case "crypto":
+		return !isEquity(sym) && perpClass != "perp_only"
+	case "us_equity":
+		return isEquity(sym)
+	case "perp_only":
+		return perpClass == "perp_only"
+	}
+	return true
+}
+
+// mergeSorted returns the union of two sorted symbol lists, sorted.
+func mergeSorted(a, b []string) []string {
+	out := make([]string, 0, len(a)+len(b))
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		switch {
+		case j == len(b) || i < len(a) && a[i] < b[j]:
+			out = append(out, a[i])
+			i++
+		case i == len(a) || b[j] < a[i]:
+			out = append(out, b[j])
+			j++
+		default:
+			out = append(out, a[i])
+			i, j = i+1, j+1
+		}
+	}
+	return out
+}
+
+// resultMetrics is the metrics block of a result.
+func resultMetrics(cand opportunity.Candidate, si *scanSymbol) *OpportunityMetrics {
+	out := &OpportunityMetrics{}
+	if f := cand.Flow; cand.HasFlow {
+		out.FlowMetrics = &FlowMetrics{BuyPressure: f.BuyPressure, MomentumScore: f.MomentumScore, PriceChangePercent: f.PriceChangePercent,
+			VolumeMultiple: f.VolumeMultiple, BaselineReady: f.BaselineReady, VolumeUsd: f.VolumeUsd, ConfidenceScore: f.Confidence,
+			TradeCount: f.TradeCount, EventType: f.EventType}
+	}
+	if c := si.crowding; c != nil {
+		p := &PositioningMetrics{OpenInterestUsd: c.OpenInterestUSD, FundingAnnualizedPercent: c.FundingAnnualizedPercent, Flag: c.Flag,
+			Stale: c.Stale, ObservedAt: c.ObservedAt.UTC().Format(time.RFC3339Nano)}
+		if c.HasShare {
+			l, s := math.Round(c.LongShare*1e4)/100, math.Round(c.ShortShare*1e4)/100
+			p.LongSharePercent, p.ShortSharePercent = &l, &s
+		}
+		out.Positioning = p
+	}
+	if sm := cand.SmartMoney; sm != nil {
+		out.SmartMoney = &SmartMoneyMetrics{TopDecileDirection: sm.Direction, TopDecileWallets: sm.TopDecileWallets, TopDecileBuyUsd: sm.TopDecileBuyUSD,
+			TopDecileSellUsd: sm.TopDecileSellUSD, TopDecileNetFlowUsd: sm.TopDecileNetUSD, AllWalletsNetFlowUsd: sm.AllWalletsNet, Stale: sm.Stale,
+			AsOf: si.smartAsOf.UTC().Format(time.RFC3339Nano)}
+	}
+	return out
+}
+
+// resultQuality is the dataQuality block of a result: the time of the
+// objective's own source's reading (the document's last trade, the oldest
+// perp observation in the totals, the smart-money ranking), the sources
+// that hold the symbol and the ones that do not.
+func resultQuality(window, primary string, now time.Time, si *scanSymbol) *ResultQuality {
+	q := &ResultQuality{Window: window, Sources: []string{}, Unavailable: []string{}}
+	held := map[string]bool{opportunity.SourceSpotFlow: si.doc != nil, opportunity.SourcePositioning: si.crowding != nil,
+		opportunity.SourceSmartMoney: si.hasSmart}
+	var asOf int64
+	switch primary {
+	case opportunity.SourceSpotFlow:
+		asOf = lastTradeNs(si.doc)
+	case opportunity.SourcePositioning:
+		asOf = si.crowding.ObservedAt.UnixNano()
+	case opportunity.SourceSmartMoney:
+		asOf = si.smartAsOf.UnixNano()
+	}
+	for _, s := range opportunity.Sources {
+		if held[s] {
+			q.Sources = append(q.Sources, s)
+		} else {
+			q.Unavailable = append(q.Unavailable, s)
+		}
+	}
+	q.AsOf = time.Unix(0, asOf).UTC().Format(time.RFC3339Nano)
+	q.AgeSeconds = max(0, (now.UnixNano()-asOf)/int64(time.Second))
+	return q
+}
+
+// scanSources is the answer's dataQuality.sources: whether each source is
+// connected and holds anything.
+func (rt *Routes) scanSources(window string, m *market) []SourceStatus {
+	flow := SourceStatus{Source: opportunity.SourceSpotFlow, Status: statusOK, Detail: "fresh documents of the " + window + " window"}
+	if len(m.docs) == 0 {
+		flow.Status, flow.Detail = statusMissing, "no fresh document in the "+window+" window"
+	}
+	pos := SourceStatus{Source: opportunity.SourcePositioning, Status: statusOK, Detail: "perp positioning view (open interest, long/short share, funding)"}
+	switch {
+	case rt.positioning == nil:
+		pos.Status, pos.Detail = statusMissing, "no perp positioning view on this server"
+	case len(rt.positioning.Symbols()) == 0:
+		pos.Status, pos.Detail = statusMissing, "the perp positioning view holds no symbol yet"
+	}
+	sm := SourceStatus{Source: opportunity.SourceSmartMoney, Status: statusOK,
+		Detail: "last smart-money ranking of each symbol (fresh for 1 hour; the scan asks for missing ones in the background)"}
+	switch {
+	case rt.smartMoney == nil:
+		sm.Status, sm.Detail = statusMissing, "no history store on this server: no smart-money rankings"
+	case len(rt.smartMoney.SmartMoneySymbols()) == 0:
+		sm.Status, sm.Detail = statusMissing, "no smart-money ranking computed yet; a smart-money scan asks for them in the background"
+	}
+	return []SourceStatus{flow, pos, sm}
 }
 
 var errNoOpportunityRequest = errors.New("BUG: opportunity request missing from the locals")
@@ -455,16 +724,47 @@ var (
 		}
 		return o
 	}()
+	nullablePercent     = schema.Obj{{"type", []string{"number", "null"}}, {"minimum", 0}, {"maximum", 100}}
+	trackRecord1hSchema = func() schema.Obj {
+		o := schema.Object("Live 1h hit rate of the signal (include track_record): the logged changes to the result's direction in the scan's window over the last 30 days, scored 1 hour later; null until the track record is computed (dataQuality.trackRecordNote).", schema.Obj{
+			{"horizon", schema.Const("1h")}, {"window", schema.Enum(schemas.Windows...)}, {"signal", schema.Enum(opportunity.Bullish, opportunity.Bearish)},
+			{"days", schema.Count}, {"from", schema.DateTime}, {"to", schema.DateTime},
+			{"samples", schema.Described(schema.Count, "Changes to the signal, any symbol, whose hour has elapsed.")},
+			{"hitRate", schema.Described(nullablePercent, "Percentage of the samples with a positive return in the signal's direction; null without samples.")},
+			{"averageReturnPercent", schema.Nullable("number")},
+			{"symbolSamples", schema.Count}, {"symbolHitRate", nullablePercent}, {"symbolAverageReturnPercent", schema.Nullable("number")},
+			{"source", schema.String},
+		})
+		for i := range o {
+			if o[i].K == "type" {
+				o[i].V = []string{"object", "null"}
+			}
+		}
+		return o
+	}()
 	opportunityResultSchema = schema.ObjectRequiring("One ranked result (spec §2.9); the blocks not in include are absent.", schema.Obj{
 		{"rank", schema.Count},
 		{"symbol", schema.String},
 		{"direction", schema.Enum(opportunity.Bullish, opportunity.Bearish)},
 		{"score", schema.Percent()},
 		{"confirmingSources", schema.Array(schema.Enum(opportunity.Sources...))},
-		{"metrics", schema.Object("Flow measurements of the window (include metrics).", schema.Obj{
+		{"metrics", schema.ObjectRequiring("Measurements of each source holding the symbol (include metrics): the document's fields when it has a fresh document, positioning, smartMoney.", schema.Obj{
 			{"buyPressure", schema.Percent()}, {"momentumScore", schema.Number}, {"priceChangePercent", schema.Number},
 			{"volumeMultiple", schema.Number}, {"baselineReady", schema.Bool}, {"volumeUsd", schema.Number},
 			{"confidenceScore", schema.Number}, {"tradeCount", schema.Count}, {"eventType", schema.String},
+			{"positioning", schema.Object("Perp positioning totals (source perp_positioning).", schema.Obj{
+				{"openInterestUsd", schema.Number},
+				{"longSharePercent", schema.Described(schema.Nullable("number"), "Open-interest-weighted long share of the venues that publish one, percent; null when none does.")},
+				{"shortSharePercent", schema.Nullable("number")},
+				{"fundingAnnualizedPercent", schema.Number},
+				{"flag", schema.Enum("CROWDED_LONG", "CROWDED_SHORT", "THIN", "NONE")},
+				{"stale", schema.Bool}, {"observedAt", schema.DateTime},
+			})},
+			{"smartMoney", schema.Object("Net flow of the most profitable wallets since midnight UTC yesterday (source smart_money).", schema.Obj{
+				{"topDecileDirection", schema.Enum("BUYING", "SELLING", "FLAT")}, {"topDecileWallets", schema.Count},
+				{"topDecileBuyUsd", schema.Number}, {"topDecileSellUsd", schema.Number}, {"topDecileNetFlowUsd", schema.Number},
+				{"allWalletsNetFlowUsd", schema.Number}, {"stale", schema.Bool}, {"asOf", schema.DateTime},
+			})},
 		})},
 		{"supportingEvidence", schema.Array(evidenceSchema)},
 		{"conflictingEvidence", schema.Array(evidenceSchema)},
@@ -473,7 +773,7 @@ var (
 			{"window", schema.Enum(schemas.Windows...)}, {"asOf", schema.DateTime}, {"ageSeconds", schema.Count},
 			{"sources", schema.Array(schema.String)}, {"unavailableSources", schema.Array(schema.String)},
 		})},
-		{"signalTrackRecord1h", schema.Described(schema.Nullable("object"), "Live 1h hit rate of the signal; null until the scan reads the track record (dataQuality.trackRecordNote).")},
+		{"signalTrackRecord1h", trackRecord1hSchema},
 		{"nextCalls", schema.Array(schema.String)},
 	}, "rank", "symbol", "direction", "score", "confirmingSources", "nextCalls")
 	opportunitySchema = schema.Named{Name: "OpportunityScan", Schema: schema.ObjectRequiring("Opportunity scan (spec §2.9, §4.2).", schema.Obj{

@@ -173,6 +173,47 @@ func BenchmarkOpportunities1000(b *testing.B) {
 	}
 }
 
+// BenchmarkOpportunities1000Sources is BenchmarkOpportunities1000 with the
+// three sources loaded: every symbol has perps (a third crowded) and a kept
+// smart-money ranking, and the track record answers; objectives unusual_buying
+// with minIndependentSources 2, and crowded_positioning.
+func BenchmarkOpportunities1000Sources(b *testing.B) {
+	v := views.New()
+	p := views.NewPositioning()
+	sm := &fixedSmartMoney{asOf: testNow.Add(-10 * time.Minute), flows: map[string]opportunity.SmartMoney{}}
+	for i := range 1000 {
+		sym := fmt.Sprintf("S%04dUSD", i)
+		v.Apply(oppDoc(sym, 50+float64(i%50), float64(i%100), float64(i%11)-5, 1+float64(i%7)/2, "NORMAL"))
+		if err := p.Apply(perpSnap(sym, "crypto", 0.2+float64(i%60)/100, 1e5*float64(1+i%50), 0.0001, testNow.Add(-2*time.Minute))); err != nil {
+			b.Fatal(err)
+		}
+		dir := []string{opportunity.SmartBuying, opportunity.SmartSelling, "FLAT"}[i%3]
+		sm.flows[sym] = opportunity.SmartMoney{Direction: dir, TopDecileWallets: 1 + i%9, TopDecileBuyUSD: 1e4 * float64(1+i%13), TopDecileSellUSD: 1e4 * float64(1+i%7)}
+	}
+	s := newServer(Config{Views: v, Positioning: p, SmartMoney: sm, TrackRecord: fixedTrackRecord{}, Now: func() time.Time { return testNow }})
+	for _, c := range []struct {
+		name string
+		o    opportunity.Objective
+		min  int
+	}{{"unusual_buying_2_sources", opportunity.UnusualBuying, 2}, {"crowded_positioning", opportunity.CrowdedPositioning, 1}} {
+		k := defaultConstraintsForBench()
+		k.MinIndependentSources = c.min
+		r := OpportunityRequest{Objective: c.o, Window: "5m", Constraints: k, Include: OpportunityBlocks}
+		if a, ok := s.Opportunities(r); !ok || len(a.Results) == 0 {
+			b.Fatalf("%s: no results", c.name)
+		}
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				a, _ := s.Opportunities(r)
+				if _, err := json.Marshal(a); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 func defaultConstraintsForBench() opportunity.Constraints { return opportunity.Defaults }
 
 // FuzzOpportunityBody: any body gives a request or a 400 naming a field,

@@ -12,6 +12,7 @@ import (
 	"github.com/marketintel/mi/query/api"
 	"github.com/marketintel/mi/query/schema"
 	"github.com/marketintel/mi/schemas"
+	"github.com/marketintel/mi/sinks/views"
 )
 
 // pricePreTrade is the price of GET /api/v1/intelligence/pre-trade, 0.005
@@ -262,13 +263,16 @@ func (rt *Routes) PreTrade(symbol string, side decision.Side, window string) (Pr
 	return a, true
 }
 
-// liveCandles is the CandleSource over the live candle view: the symbols
-// it keeps, over its retention.
-type liveCandles struct{ rt *Routes }
+// LiveCandles is the CandleSource over the live candle view of v: the
+// symbols it keeps (views.PreviewSymbols), over its two-hour retention.
+func LiveCandles(v *views.Views) CandleSource { return liveCandles{v} }
+
+// liveCandles is the CandleSource over the live candle view.
+type liveCandles struct{ v *views.Views }
 
 // Closes implements CandleSource.
 func (l liveCandles) Closes(symbol string, barMinutes, n int) ([]float64, bool) {
-	c := l.rt.views.Candles()
+	c := l.v.Candles()
 	if c == nil || time.Duration(barMinutes*n)*time.Minute > 2*time.Hour {
 		return nil, false
 	}
@@ -284,3 +288,6 @@ func (l liveCandles) Closes(symbol string, barMinutes, n int) ([]float64, bool) 
 	}
 	return closes, len(closes) > 0
 }
+
+// CandlesSource returns the candle source of the pre-trade check.
+func (rt *Routes) CandlesSource() CandleSource { return rt.candles }

@@ -35,6 +35,16 @@ type Config struct {
 	// News gives the pre-trade check the symbol's news of 24 hours; nil
 	// makes that check UNKNOWN.
 	News NewsSource
+	// Positioning is the perp positioning view the opportunity scan reads
+	// (crowded_positioning, and a confirming source of every objective);
+	// nil: source perp_positioning unavailable.
+	Positioning *views.Positioning
+	// SmartMoney gives the opportunity scan the smart-money rankings
+	// already computed; nil: source smart_money unavailable.
+	SmartMoney SmartMoneySource
+	// TrackRecord gives the opportunity scan the live 1h hit rates; nil:
+	// signalTrackRecord1h is null.
+	TrackRecord TrackRecordSource
 }
 
 // Routes are the live routes over one set of views, with the cached market
@@ -45,8 +55,12 @@ type Routes struct {
 	now       func() time.Time
 	candles   CandleSource
 	news      NewsSource
-	markets   marketCache
-	ops       []api.Operation // the operations, for the preview's links
+	// The opportunity scan's other sources (opportunities.go).
+	positioning *views.Positioning
+	smartMoney  SmartMoneySource
+	trackRecord TrackRecordSource
+	markets     marketCache
+	ops         []api.Operation // the operations, for the preview's links
 }
 
 // New returns the live routes of c.
@@ -57,9 +71,10 @@ func New(c Config) *Routes {
 	if c.Now == nil {
 		c.Now = time.Now
 	}
-	rt := &Routes{views: c.Views, liquidity: c.Liquidity, now: c.Now, candles: c.Candles, news: c.News}
+	rt := &Routes{views: c.Views, liquidity: c.Liquidity, now: c.Now, candles: c.Candles, news: c.News,
+		positioning: c.Positioning, smartMoney: c.SmartMoney, trackRecord: c.TrackRecord}
 	if rt.candles == nil {
-		rt.candles = liveCandles{rt}
+		rt.candles = liveCandles{c.Views}
 	}
 	rt.ops = rt.Operations()
 	return rt

@@ -506,7 +506,10 @@ func (p *Positioning) change(sym *posSymbol, rows []*schemas.PerpSnapshot, h tim
 // and which ratios it comes from, annualized funding, the flag, and the time
 // of the figures.
 type Crowding struct {
-	Symbol          string
+	Symbol string
+	// AssetClass is the registry class of the symbol's perps (crypto,
+	// us_equity, perp_only; "" when not in the registry).
+	AssetClass      string
 	OpenInterestUSD float64
 	// HasShare is false when no venue publishes a share; LongShare and
 	// ShortShare are then 0.
@@ -525,27 +528,83 @@ type Crowding struct {
 }
 
 // Crowding returns the crowding read of symbol at now, and false when no perp
-// of the symbol is listed.
+// of the symbol is listed. It is the totals, flag and staleness of Answer
+// (the same rules: rows observed within PositioningTotalSpan of the newest
+// row, open-interest-weighted shares, operators.PositioningFlag), computed
+// without building the answer's rows: the opportunity scan reads it for
+// every symbol of its universe.
 func (p *Positioning) Crowding(symbol string, now time.Time) (Crowding, bool) {
 	p.mu.RLock()
-	a := p.build(symbol, now)
-	p.mu.RUnlock()
-	if a == nil || a.Totals == nil {
+	defer p.mu.RUnlock()
+	sym := p.syms[symbol]
+	if sym == nil {
 		return Crowding{}, false
 	}
-	c := Crowding{Symbol: symbol, OpenInterestUSD: a.Totals.OpenInterestUSD, Flag: a.Flag, Stale: a.Stale,
-		FundingAnnualizedPercent: a.Totals.FundingAnnualizedPercent, ObservedAt: a.Totals.OldestObservedAt, RatioKinds: []string{}}
-	if a.Totals.LongShare != nil {
-		c.HasShare, c.LongShare, c.ShortShare = true, *a.Totals.LongShare, *a.Totals.ShortShare
+	var buf [8]posKey
+	keys := buf[:0]
+	for k, v := range sym.venues {
+		if v.cur != nil {
+			keys = append(keys, k)
+		}
 	}
-	for _, s := range a.included {
+	if len(keys) == 0 {
+		return Crowding{}, false
+	}
+	if len(keys) > 1 {
+		sort.Slice(keys, func(i, j int) bool {
+			if keys[i].venue != keys[j].venue {
+				return keys[i].venue < keys[j].venue
+			}
+			return keys[i].venueSymbol < keys[j].venueSymbol
+		})
+	}
+	c := Crowding{Symbol: symbol, AssetClass: sym.venues[keys[0]].cur.AssetClass, RatioKinds: []string{}}
+	var newest int64
+	for _, k := range keys {
+		if s := sym.venues[k].cur; !s.Delisted && s.ObservedNs > newest {
+			newest = s.ObservedNs
+		}
+	}
+	var longW, shortW, shareW, fundW float64
+	var oldest int64
+	venues := 0
+	for _, k := range keys {
+		s := sym.venues[k].cur
+		if s.Delisted || newest-s.ObservedNs > int64(PositioningTotalSpan) {
+			continue
+		}
+		venues++
+		c.OpenInterestUSD += s.OpenInterestUsd
+		fundW += operators.AnnualizeFunding(s.FundingRate, s.FundingIntervalHours) * s.OpenInterestUsd
 		if s.LongShort != nil {
+			longW += s.LongShort.LongShare * s.OpenInterestUsd
+			shortW += s.LongShort.ShortShare * s.OpenInterestUsd
+			shareW += s.OpenInterestUsd
 			c.RatioKinds = append(c.RatioKinds, s.LongShort.Kind)
+		}
+		if oldest == 0 || s.ObservedNs < oldest {
+			oldest = s.ObservedNs
+		}
+		if now.Sub(time.Unix(0, s.ObservedNs)) > PositioningStaleAfter {
+			c.Stale = true
 		}
 		if r := time.Unix(0, s.ReadNs).UTC(); r.After(c.ReadAt) {
 			c.ReadAt = r
 		}
 	}
+	if venues == 0 {
+		return Crowding{}, false // every perp is delisted
+	}
+	c.ObservedAt = time.Unix(0, oldest).UTC()
+	long, short := 0.0, 0.0
+	if shareW > 0 {
+		long, short = longW/shareW, shortW/shareW
+		c.HasShare, c.LongShare, c.ShortShare = true, math.Round(long*1e4)/1e4, math.Round(short*1e4)/1e4
+	}
+	if c.OpenInterestUSD > 0 {
+		c.FundingAnnualizedPercent = pct(100 * fundW / c.OpenInterestUSD)
+	}
+	c.Flag = operators.PositioningFlag(c.OpenInterestUSD, long, short, shareW > 0)
 	return c, true
 }
 

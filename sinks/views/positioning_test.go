@@ -7,6 +7,7 @@ import (
 	"flag"
 	"math/rand/v2"
 	"os"
+	"reflect"
 	"testing"
 	"time"
 
@@ -280,6 +281,44 @@ func BenchmarkPositioningAnswer(b *testing.B) {
 		}
 		if _, err := json.Marshal(a); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestCrowdingMatchesAnswer: the scan's lean read gives the answer's
+// totals, flag and staleness — with a row left out of the totals (the
+// Hyperliquid row of February), a row without a share, a perp-only symbol,
+// a delisted one, and at times that make rows stale.
+func TestCrowdingMatchesAnswer(t *testing.T) {
+	p := NewPositioning()
+	applyAll(t, p, binanceBTC()...)
+	applyAll(t, p, bybitBTC(), hyperliquidBTC())
+	applyAll(t, p, &schemas.PerpSnapshot{Venue: "hyperliquid", VenueSymbol: "kPEPE", Symbol: "KPEPEUSD", AssetClass: "perp_only",
+		ObservedNs: ns(0), ReadNs: ns(0), OpenInterest: 2847109066, OpenInterestUsd: 2847109066 * 0.003663, MarkPrice: 0.003663,
+		FundingRate: -0.0000069587, FundingIntervalHours: 1, FundingIntervalSource: "default",
+		LongShort: &schemas.LongShort{Kind: "account", LongShare: 0.2, ShortShare: 0.8, Ratio: 0.25, ObservedNs: ns(0)}})
+	applyAll(t, p, &schemas.PerpSnapshot{Venue: "bybit", VenueSymbol: "OLDUSDT", Symbol: "OLDUSD", ObservedNs: ns(0), ReadNs: ns(0), Delisted: true})
+	for _, sym := range []string{"BTCUSD", "KPEPEUSD", "OLDUSD", "NONEUSD"} {
+		for _, d := range []time.Duration{0, 14 * time.Minute, 19 * time.Minute, 3 * time.Hour} {
+			now := pT.Add(d)
+			c, ok := p.Crowding(sym, now)
+			a, err := p.Answer(sym, now, nil)
+			if err != nil || a.Totals == nil {
+				if ok {
+					t.Errorf("%s: crowding %+v without totals", sym, c)
+				}
+				continue
+			}
+			want := Crowding{Symbol: sym, AssetClass: a.AssetClass, OpenInterestUSD: a.Totals.OpenInterestUSD, Flag: a.Flag, Stale: a.Stale,
+				FundingAnnualizedPercent: a.Totals.FundingAnnualizedPercent, ObservedAt: a.Totals.OldestObservedAt}
+			if a.Totals.LongShare != nil {
+				want.HasShare, want.LongShare, want.ShortShare = true, *a.Totals.LongShare, *a.Totals.ShortShare
+			}
+			got := c
+			got.RatioKinds, got.ReadAt = nil, time.Time{}
+			if !ok || !reflect.DeepEqual(got, want) {
+				t.Errorf("%s at +%v:\n got %+v\nwant %+v", sym, d, got, want)
+			}
 		}
 	}
 }
