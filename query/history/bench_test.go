@@ -49,9 +49,9 @@ func BenchmarkSeries20x7d(b *testing.B) {
 }
 
 // openDefault opens the store with the production memory limit
-// (DefaultMemoryLimit): the week-long benchmarks hold 201,600 cross-venue
-// buckets, whose exact sums (datasets.ExactSums) need more than the 256MB
-// the tests run with.
+// (DefaultMemoryLimit), as the service runs: the week-long benchmarks hold
+// up to 201,600 cross-venue buckets, and the order-free sums of a roll-up
+// (datasets.ExactSums) need more than the 256MB the tests run with.
 func openDefault(b *testing.B, root string) *history.Store {
 	b.Helper()
 	s, err := history.Open(history.Config{DataDir: root, Now: func() time.Time { return day0.Add(48 * time.Hour) }})
@@ -60,4 +60,25 @@ func openDefault(b *testing.B, root string) *history.Store {
 	}
 	b.Cleanup(func() { s.Close() })
 	return s
+}
+
+// BenchmarkCandles20x7d5m is BenchmarkCandles20x7d rolled up to 5m: every
+// bucket sums five stored rows per venue, the order-free sums' case.
+func BenchmarkCandles20x7d5m(b *testing.B) {
+	root := b.TempDir()
+	w := histtest.New(b, root)
+	first := day0.AddDate(0, 0, -7)
+	w.GenCandles(first, 7, []string{"uniswap_v3_ethereum", "raydium"}, 20)
+	s := openDefault(b, root)
+	syms := make([]string, 20)
+	for i := range syms {
+		syms[i] = histtest.Symbol(i)
+	}
+	b.ResetTimer()
+	for range b.N {
+		res, err := s.Candles(b.Context(), history.CandleQuery{Symbols: syms, Interval: "5m", From: first, To: first.Add(7 * 24 * time.Hour)})
+		if err != nil || len(res.Candles) != 20*7*288 {
+			b.Fatal(err, len(res.Candles))
+		}
+	}
 }

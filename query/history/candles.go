@@ -18,17 +18,17 @@ import (
 const readCandles = `read_parquet(?::VARCHAR[], hive_partitioning = true, hive_types_autocast = false, union_by_name = true)`
 
 // venueRollup rolls the stored candles of the bound files up to a bucket of
-// ? seconds per (symbol, venue). Its floating-point sums add a bucket's
-// values in ascending order (xsum(x)): DuckDB scans
-// files and row groups on several threads, and a sum taken in arrival
-// order — plain or compensated (fsum) — differed in its last bit between
-// two API instances reading the same day files (the cluster suite caught
-// both); the sorted values of a bucket are the same whatever the scan
-// order. (An ORDER BY inside the aggregates would do too, but it buffers
-// every row and ran out of memory on a week of 20 symbols.) A stored row
-// coarser than the bucket keeps its own start and width. Parameters:
-// files, bucket seconds (x3), symbols, from, to.
-var venueRollup = datasets.ExactSums(`
+// ? seconds per (symbol, venue). Its floating-point sums are xsum(x),
+// which withSums makes order-free (datasets.ExactSums) when a group can
+// hold three rows or more (candleSet.exactSums): DuckDB scans files and
+// row groups on several threads, and a sum taken in arrival order — plain
+// or compensated (fsum) — differed in its last bit between two API
+// instances reading the same day files (the cluster suite caught both).
+// Sorting inside the aggregates (ORDER BY, or a sorted list) buffers every
+// row and ran out of memory on a week of 20 symbols. A stored row coarser
+// than the bucket keeps its own start and width. Parameters: files, bucket
+// seconds (x3), symbols, from, to.
+var venueRollup = `
 WITH raw AS (
   SELECT symbol, venue, venue_kind, chain, ts, open, high, low, close, volume, volume_usd,
          buy_volume, sell_volume, buy_volume_usd, sell_volume_usd, vwap, trade_count, buy_count,
@@ -50,7 +50,7 @@ SELECT symbol, venue, any_value(venue_kind) AS venue_kind, any_value(chain) AS c
        coalesce(xsum(vwap * volume) / nullif(xsum(volume), 0), arg_max(close, ts)) AS vwap,
        sum(trade_count)::BIGINT AS trade_count, sum(buy_count)::BIGINT AS buy_count,
        sum(sell_count)::BIGINT AS sell_count, sum(unknown_side_count)::BIGINT AS unknown_side_count
-FROM b GROUP BY symbol, venue, bts`)
+FROM b GROUP BY symbol, venue, bts`
 
 // venueDirect is venueRollup for files all stored at the bucket width: the
 // rows as they are, without a GROUP BY. Same parameters and columns.
@@ -75,7 +75,7 @@ const leadKey = `(-coalesce(nullif(volume_usd::DOUBLE, 'NaN'::DOUBLE), 0), venue
 // open and close those of the leading venue (leadKey), VWAP from the
 // summed notional, buy pressure from the summed aggressor volumes. Its
 // sums are order-free, as venueRollup's.
-var crossVenue = datasets.ExactSums(`
+var crossVenue = `
 WITH v AS (` + venueRollup + `)
 SELECT symbol, '' AS venue, '' AS venue_kind, '' AS chain, ts, max(width) AS width,
        arg_min(open, ` + leadKey + `) AS open,
@@ -87,10 +87,20 @@ SELECT symbol, '' AS venue, '' AS venue_kind, '' AS chain, ts, max(width) AS wid
        coalesce(xsum(vwap * volume) / nullif(xsum(volume), 0), xsum(close) / count(close)) AS vwap,
        sum(trade_count)::BIGINT AS trade_count, sum(buy_count)::BIGINT AS buy_count,
        sum(sell_count)::BIGINT AS sell_count, sum(unknown_side_count)::BIGINT AS unknown_side_count
-FROM v GROUP BY symbol, ts`)
+FROM v GROUP BY symbol, ts`
 
 // crossVenueDirect is crossVenue over venueDirect.
 var crossVenueDirect = strings.Replace(crossVenue, venueRollup, venueDirect, 1)
+
+// withSums returns stmt with its xsum(x) calls as datasets.ExactSums writes
+// them when exact, else as plain sums (candleSet.exactSums says which a
+// read needs).
+func withSums(stmt string, exact bool) string {
+	if exact {
+		return datasets.ExactSums(stmt)
+	}
+	return datasets.PlainSums(stmt)
+}
 
 // direct reports whether every file of cs is stored at width w seconds, so
 // the venue rows need no roll-up.
@@ -158,7 +168,7 @@ func (s *Store) Candles(ctx context.Context, q CandleQuery) (CandleResult, error
 	if cs.direct(w) {
 		inner = map[string]string{crossVenue: crossVenueDirect, venueRollup: venueDirect}[inner]
 	}
-	stmt := candleOut + "(" + inner + ") WHERE (list_contains(?::VARCHAR[], venue_kind) OR len(?::VARCHAR[]) = 0) "
+	stmt := candleOut + "(" + withSums(inner, cs.exactSums(w)) + ") WHERE (list_contains(?::VARCHAR[], venue_kind) OR len(?::VARCHAR[]) = 0) "
 	order := "ORDER BY symbol, venue, ts"
 	if q.Latest > 0 {
 		stmt = "SELECT * FROM (" + stmt + "QUALIFY row_number() OVER (PARTITION BY symbol, venue ORDER BY ts DESC) <= ?) "

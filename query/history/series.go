@@ -150,6 +150,7 @@ func (s *Store) Series(ctx context.Context, symbols []string, interval string, f
 	if cs.direct(w) {
 		stmt = seriesRowsDirectSQL
 	}
+	stmt = withSums(stmt, cs.exactSums(w))
 	// Each symbol's rows are sized for a full range when it starts (at most
 	// maxSeriesPrealloc): regrowing them would copy and discard tens of
 	// megabytes per request, and the garbage collections that garbage

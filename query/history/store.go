@@ -256,6 +256,19 @@ type candleSet struct {
 	widths []int64
 	// resolutions are the stored intervals used, finest first.
 	resolutions []string
+	// venues is the number of distinct venues of the files: no bucket
+	// combines more venue rows than that.
+	venues int
+}
+
+// exactSums reports whether a statement over cs at bucket width w must sum
+// with datasets.ExactSums: when a group can hold three rows or more — a
+// roll-up of finer rows, or three venues or more — whose plain sum would
+// depend on the order DuckDB's threads deliver them. Groups of one or two
+// rows sum the same in any order (floating-point addition commutes), so
+// the common direct read of two venues keeps the cheaper plain sum.
+func (cs candleSet) exactSums(w int64) bool {
+	return cs.venues >= 3 || !cs.direct(w)
 }
 
 // candleFiles chooses, for every (date, venue) pair with days in [from, to],
@@ -270,6 +283,7 @@ func (s *Store) candleFiles(want string, from, to string) candleSet {
 	}
 	wantIdx := slices.Index(datasets.Intervals, want)
 	best := map[string]pick{}
+	leafVenue := map[string]string{}
 	for i, iv := range datasets.Intervals {
 		rel := filepath.Join(datasets.KindCandles, "interval="+iv)
 		for _, l := range s.leaves(rel, true, from, to) {
@@ -281,10 +295,12 @@ func (s *Store) candleFiles(want string, from, to string) candleSet {
 				continue
 			}
 			best[l.rel] = pick{iv: i, files: fs}
+			leafVenue[l.rel] = l.venue
 		}
 	}
 	var cs candleSet
 	used := map[int]bool{}
+	venues := map[string]bool{}
 	keys := make([]string, 0, len(best))
 	for k := range best {
 		keys = append(keys, k)
@@ -293,6 +309,7 @@ func (s *Store) candleFiles(want string, from, to string) candleSet {
 	for _, k := range keys {
 		p := best[k]
 		used[p.iv] = true
+		venues[leafVenue[k]] = true
 		w := int64(intervalDuration(datasets.Intervals[p.iv]) / time.Second)
 		for _, f := range p.files {
 			cs.files = append(cs.files, f)
@@ -304,6 +321,7 @@ func (s *Store) candleFiles(want string, from, to string) candleSet {
 			cs.resolutions = append(cs.resolutions, iv)
 		}
 	}
+	cs.venues = len(venues)
 	return cs
 }
 
