@@ -114,7 +114,7 @@ func DeployV3(t testing.TB, ch *chaintest.Chain) *V3 {
 	lens := Artifact(t, "v3-periphery", "lens/TickLens.sol", "TickLens")
 	v := &V3{Chain: ch, Owner: ch.Accounts[0], FactoryABI: factory.ABI, PositionManagerABI: npm.ABI, RouterABI: router.ABI,
 		QuoterABI: quoter.ABI, TickLensABI: lens.ABI, PoolABI: pool.ABI}
-	weth := ch.Deploy(t, v.Owner, chaintest.ERC20, "Wrapped Ether (test)", "WETH9", big.NewInt(0))
+	weth := ch.Deploy(t, v.Owner, chaintest.ERC20, "Wrapped Ether (test)", "WETH9", uint8(18), big.NewInt(0))
 	v.Factory = ch.Deploy(t, v.Owner, factory)
 	v.PositionManager = ch.Deploy(t, v.Owner, npm, v.Factory, weth, common.Address{})
 	v.Router = ch.Deploy(t, v.Owner, router, v.Factory, weth)
@@ -128,25 +128,17 @@ func DeployV3(t testing.TB, ch *chaintest.Chain) *V3 {
 // manager and the router.
 func (v *V3) Token(t testing.TB, name, symbol string) common.Address {
 	t.Helper()
-	supply := new(big.Int).Exp(big.NewInt(10), big.NewInt(30), nil)
-	tok := v.Chain.Deploy(t, v.Owner, chaintest.ERC20, name, symbol, supply)
-	for _, spender := range []common.Address{v.PositionManager, v.Router} {
-		v.Chain.Send(t, v.Owner, tok, chaintest.ERC20.ABI, "approve", spender, maxUint)
-	}
-	return tok
+	return v.TokenDecimals(t, name, symbol, 18)
 }
 
-// TokenDecimals is Token with the given decimals (TestDecimalsERC20 beside
-// this file): a 6-decimal stablecoin such as USDC.e. The supply is 10^30
-// atomic units.
+// TokenDecimals is Token with the given decimals: a 6-decimal stablecoin
+// such as USDC.e. The supply is 10^30 atomic units.
 func (v *V3) TokenDecimals(t testing.TB, name, symbol string, decimals uint8) common.Address {
 	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	art := chaintest.ReadArtifact(t, filepath.Dir(file), "TestDecimalsERC20")
 	supply := new(big.Int).Exp(big.NewInt(10), big.NewInt(30), nil)
-	tok := v.Chain.Deploy(t, v.Owner, art, name, symbol, decimals, supply)
+	tok := v.Chain.Deploy(t, v.Owner, chaintest.ERC20, name, symbol, decimals, supply)
 	for _, spender := range []common.Address{v.PositionManager, v.Router} {
-		v.Chain.Send(t, v.Owner, tok, art.ABI, "approve", spender, maxUint)
+		v.Chain.Send(t, v.Owner, tok, chaintest.ERC20.ABI, "approve", spender, maxUint)
 	}
 	return tok
 }

@@ -25,7 +25,7 @@ func TestV2RouterTrades(t *testing.T) {
 	o := c.Accounts[0]
 	v := uniswaptest.DeployV2(t, c, o)
 	e18 := new(big.Int).Exp(big.NewInt(10), big.NewInt(18), nil)
-	tok := c.Deploy(t, o, chaintest.ERC20, "T", "T", new(big.Int).Mul(big.NewInt(1_000_000), e18))
+	tok := c.Deploy(t, o, chaintest.ERC20, "T", "T", uint8(18), new(big.Int).Mul(big.NewInt(1_000_000), e18))
 	v.AddLiquidityETH(t, o, tok, new(big.Int).Mul(big.NewInt(1000), e18), new(big.Int).Mul(big.NewInt(10), e18))
 	pair := v.Pair(t, tok, v.WETH)
 	if pair == [20]byte{} {

@@ -31,7 +31,7 @@ var (
 func token(t *testing.T) (*chaintest.Chain, common.Address) {
 	t.Helper()
 	ch := chaintest.New(t)
-	return ch, ch.Deploy(t, ch.Accounts[0], chaintest.ERC20, "Test Token", "TT", supply)
+	return ch, ch.Deploy(t, ch.Accounts[0], chaintest.ERC20, "Test Token", "TT", uint8(18), supply)
 }
 
 // client returns a client of ch without rate limit on fc (nil: system).

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.28;
 
-/// @title TestERC20: a plain ERC-20 for the chain reader's tests
+/// @title TestERC20: a plain ERC-20 for the tests, its decimals set at deployment
 /// @notice Fixed supply minted to the deployer, transfer / approve /
 /// transferFrom with revert reasons, an owner-only mint that fails with a
 /// custom error, and ratio() that panics on a zero divisor: one source of
@@ -16,14 +16,15 @@ contract TestERC20 {
     mapping(address => mapping(address => uint256)) public allowance;
     address public owner;
 
-    uint8 public constant decimals = 18;
+    uint8 public immutable decimals;
 
     event Transfer(address indexed from, address indexed to, uint256 value);
     event Approval(address indexed owner, address indexed spender, uint256 value);
 
     error Unauthorized(address caller);
 
-    constructor(string memory name_, string memory symbol_, uint256 supply) {
+    constructor(string memory name_, string memory symbol_, uint8 decimals_, uint256 supply) {
+        decimals = decimals_;
         name = name_;
         symbol = symbol_;
         owner = msg.sender;

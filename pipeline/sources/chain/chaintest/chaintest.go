@@ -94,8 +94,8 @@ var erc20ABI string
 //go:embed TestERC20.bin
 var erc20Bin string
 
-// ERC20 is TestERC20: constructor (name, symbol, supply) mints supply to
-// the deployer; storage slot 3 is balanceOf, 4 allowance, 5 owner.
+// ERC20 is TestERC20: constructor (name, symbol, decimals, supply) mints
+// supply to the deployer; storage slot 3 is balanceOf, 4 allowance, 5 owner.
 var ERC20 = func() Artifact {
 	a, err := LoadArtifact("TestERC20", erc20ABI, erc20Bin)
 	if err != nil {
