@@ -71,6 +71,12 @@ type liveCache struct {
 	queue     []string
 	queued    map[string]bool
 	working   bool
+
+	// ctx ends when the store closes; bg counts the background reads, which
+	// Close waits for before it closes DuckDB.
+	ctx    context.Context
+	cancel context.CancelFunc
+	bg     sync.WaitGroup
 }
 
 // SmartMoneyFlow is the net flow of the last smart-money ranking of a
@@ -86,6 +92,7 @@ func (s *Store) live() *liveCache {
 	s.liveOnce.Do(func() {
 		s.lc = &liveCache{hit: map[string]HitRates{}, hitRunning: map[string]bool{}, smart: map[string]SmartMoneyFlow{},
 			noWallets: map[string]time.Time{}, queued: map[string]bool{}}
+		s.lc.ctx, s.lc.cancel = context.WithCancel(context.Background())
 	})
 	return s.lc
 }
@@ -137,10 +144,12 @@ func (s *Store) CachedHitRates(window string) (HitRates, bool) {
 	lc := s.live()
 	lc.mu.Lock()
 	hr, ok := lc.hit[window]
-	if (!ok || s.Now().Sub(hr.To) > HitRateTTL) && !lc.hitRunning[window] {
+	if (!ok || s.Now().Sub(hr.To) > HitRateTTL) && !lc.hitRunning[window] && lc.ctx.Err() == nil {
 		lc.hitRunning[window] = true
+		lc.bg.Add(1)
 		go func() {
-			ctx, cancel := context.WithTimeout(context.Background(), liveReadTimeout)
+			defer lc.bg.Done()
+			ctx, cancel := context.WithTimeout(lc.ctx, liveReadTimeout)
 			defer cancel()
 			_, _ = s.ComputeHitRates(ctx, window) // a failure leaves the old rates; the next call retries
 			lc.mu.Lock()
@@ -208,8 +217,9 @@ func (s *Store) WantSmartMoney(symbols []string) {
 		lc.queued[sym] = true
 		lc.queue = append(lc.queue, sym)
 	}
-	if len(lc.queue) > 0 && !lc.working {
+	if len(lc.queue) > 0 && !lc.working && lc.ctx.Err() == nil {
 		lc.working = true
+		lc.bg.Add(1)
 		go s.rankQueued()
 	}
 }
@@ -217,9 +227,10 @@ func (s *Store) WantSmartMoney(symbols []string) {
 // rankQueued ranks the queued symbols until the queue is empty.
 func (s *Store) rankQueued() {
 	lc := s.live()
+	defer lc.bg.Done()
 	for {
 		lc.mu.Lock()
-		if len(lc.queue) == 0 {
+		if len(lc.queue) == 0 || lc.ctx.Err() != nil {
 			lc.working = false
 			lc.mu.Unlock()
 			return
@@ -228,7 +239,7 @@ func (s *Store) rankQueued() {
 		lc.queue = lc.queue[1:]
 		delete(lc.queued, sym)
 		lc.mu.Unlock()
-		ctx, cancel := context.WithTimeout(context.Background(), liveReadTimeout)
+		ctx, cancel := context.WithTimeout(lc.ctx, liveReadTimeout)
 		_, err := s.SmartMoney(ctx, sym, nil)
 		cancel()
 		if errors.Is(err, ErrNoWalletTrades) {

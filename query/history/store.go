@@ -135,8 +135,12 @@ func parseBytes(v string) (int64, error) {
 	return int64(n * mult), nil
 }
 
-// Close closes DuckDB.
+// Close ends the background reads (hit rates, smart-money rankings:
+// live.go), waits for them, and closes DuckDB.
 func (s *Store) Close() error {
+	lc := s.live()
+	lc.cancel()
+	lc.bg.Wait()
 	err := s.db.Close()
 	if cerr := s.conn.Close(); err == nil {
 		err = cerr
