@@ -8,7 +8,15 @@ import (
 	"github.com/marketintel/mi/query/history/histtest"
 )
 
-func BenchmarkCandles20x7d(b *testing.B) {
+func BenchmarkCandles20x7d(b *testing.B) { benchCandles20x7d(b, "1m", 1440) }
+
+// BenchmarkCandles20x7d5m is BenchmarkCandles20x7d rolled up to 5m: every
+// bucket sums five stored rows per venue, the order-free sums' case.
+func BenchmarkCandles20x7d5m(b *testing.B) { benchCandles20x7d(b, "5m", 288) }
+
+// benchCandles20x7d reads 20 symbols × 7 days of 1m candles on two venues
+// at interval, perDay buckets per symbol and day.
+func benchCandles20x7d(b *testing.B, interval string, perDay int) {
 	root := b.TempDir()
 	w := histtest.New(b, root)
 	first := day0.AddDate(0, 0, -7)
@@ -20,8 +28,8 @@ func BenchmarkCandles20x7d(b *testing.B) {
 	}
 	b.ResetTimer()
 	for range b.N {
-		res, err := s.Candles(b.Context(), history.CandleQuery{Symbols: syms, Interval: "1m", From: first, To: first.Add(7 * 24 * time.Hour)})
-		if err != nil || len(res.Candles) != 20*7*1440 {
+		res, err := s.Candles(b.Context(), history.CandleQuery{Symbols: syms, Interval: interval, From: first, To: first.Add(7 * 24 * time.Hour)})
+		if err != nil || len(res.Candles) != 20*7*perDay {
 			b.Fatal(err, len(res.Candles))
 		}
 	}
@@ -60,25 +68,4 @@ func openDefault(b *testing.B, root string) *history.Store {
 	}
 	b.Cleanup(func() { s.Close() })
 	return s
-}
-
-// BenchmarkCandles20x7d5m is BenchmarkCandles20x7d rolled up to 5m: every
-// bucket sums five stored rows per venue, the order-free sums' case.
-func BenchmarkCandles20x7d5m(b *testing.B) {
-	root := b.TempDir()
-	w := histtest.New(b, root)
-	first := day0.AddDate(0, 0, -7)
-	w.GenCandles(first, 7, []string{"uniswap_v3_ethereum", "raydium"}, 20)
-	s := openDefault(b, root)
-	syms := make([]string, 20)
-	for i := range syms {
-		syms[i] = histtest.Symbol(i)
-	}
-	b.ResetTimer()
-	for range b.N {
-		res, err := s.Candles(b.Context(), history.CandleQuery{Symbols: syms, Interval: "5m", From: first, To: first.Add(7 * 24 * time.Hour)})
-		if err != nil || len(res.Candles) != 20*7*288 {
-			b.Fatal(err, len(res.Candles))
-		}
-	}
 }

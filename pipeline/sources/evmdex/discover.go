@@ -60,15 +60,15 @@ func (s *Source) addPool(a common.Address, name string) bool {
 }
 
 // created adds the pool of a PoolCreated log of the factory when both
-// its tokens are Discover's, and reports whether it was new. A log that
-// does not decode is skipped: the factory is a known contract, and a log
-// it did not emit cannot carry its address.
-func (s *Source) created(l *types.Log) bool {
+// its tokens are Discover's, and returns it and whether it was new. A log
+// that does not decode is skipped: the factory is a known contract, and a
+// log it did not emit cannot carry its address.
+func (s *Source) created(l *types.Log) (common.Address, bool) {
 	pc, err := uniswap.DecodePoolCreated(l)
 	if err != nil || !s.discoverToks[pc.Token0] || !s.discoverToks[pc.Token1] {
-		return false
+		return common.Address{}, false
 	}
-	return s.addPool(pc.Pool, "")
+	return pc.Pool, s.addPool(pc.Pool, "")
 }
 
 // scanCreated reads the factory's PoolCreated logs from Discover's
@@ -91,7 +91,8 @@ func (s *Source) scanCreated(ctx context.Context, ec *ethclient.Client, upTo uin
 			return fmt.Errorf("cannot get the factory's PoolCreated logs of blocks %d-%d: %w", from, to, err)
 		}
 		for i := range logs {
-			added = s.created(&logs[i]) || added
+			_, isNew := s.created(&logs[i])
+			added = added || isNew
 		}
 		s.scannedTo, from = to, to+1
 	}
@@ -134,12 +135,11 @@ func (s *Source) rangeLogs(ctx context.Context, ec *ethclient.Client, from, to u
 			out = append(out, *l)
 			continue
 		}
-		if s.created(l) {
-			pc, _ := uniswap.DecodePoolCreated(l)
-			fresh = append(fresh, pc.Pool)
+		if pool, isNew := s.created(l); isNew {
+			fresh = append(fresh, pool)
 			// Created inside a range that is read whole: every event of
 			// its life is in the logs, so no snapshot is read.
-			s.snapped[pc.Pool] = true
+			s.snapped[pool] = true
 		}
 	}
 	s.scannedTo = max(s.scannedTo, to)
